@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * ivring: the layout of the shared segment that carries trace events from a
+ * guest kernel (the writer) to a host reader, through the BAR2 memory of an
+ * ivshmem PCI device.
+ *
+ * Everything here is little-endian, naturally aligned, and addressed by byte
+ * offsets from the start of the segment; no pointer is ever stored.  The
+ * guest writes every area except struct ivring_host and its per-CPU
+ * struct ivring_host_cpu array, which only the host writes.  Each side treats
+ * what the other side wrote as hostile input.
+ *
+ *   0                +--------------------------------+
+ *                    | struct ivring_header           |  guest
+ *   cpu_offset       | struct ivring_cpu[nr_cpus]     |  guest
+ *   desc_offset      | struct ivring_desc[nr_cpus *   |  guest
+ *                    |                    nr_subbufs] |
+ *   format_offset    | struct ivring_format_area +    |  guest
+ *                    |   struct ivring_format records |
+ *   host_offset      | struct ivring_host +           |  host
+ *                    |   struct ivring_host_cpu[]     |
+ *   data_offset      | sub-buffers, CPU-major:        |  guest
+ *                    |   cpu c, slot i at data_offset |
+ *                    |   + (c * nr_subbufs + i) *     |
+ *                    |     subbuf_size                |
+ *   segment_size     +--------------------------------+
+ *
+ * Each sub-buffer is a page in the format of the kernel's ring buffer
+ * (struct ivring_subbuf_hdr, then records with a 32-bit header), so it can be
+ * copied verbatim into a trace-cmd trace.dat file.  Sub-buffer number 'seq'
+ * of a CPU lives in slot seq % nr_subbufs; struct ivring_desc says which seq
+ * a slot holds.  Documentation: README, section "The segment".
+ */
+#ifndef _UAPI_LINUX_IVRING_H
+#define _UAPI_LINUX_IVRING_H
+
+#include <linux/types.h>
+
+#define IVRING_MAGIC		0x0000676e69727669ULL	/* "ivring\0\0" */
+#define IVRING_ABI_MAJOR	1	/* bumped for any incompatible change */
+#define IVRING_ABI_MINOR	0	/* bumped for compatible additions */
+
+#define IVRING_CACHELINE	64
+#define IVRING_PAGE_SIZE	4096	/* alignment of every area */
+
+/* struct ivring_header.state */
+#define IVRING_STATE_FORMATTING	1	/* the writer is laying the segment out */
+#define IVRING_STATE_LIVE	2	/* the writer may append at any time */
+#define IVRING_STATE_STOPPED	3	/* the writer has gone; contents are final */
+
+/* struct ivring_header.mode */
+#define IVRING_MODE_DISCARD	0	/* full ring: drop the newest event */
+#define IVRING_MODE_OVERWRITE	1	/* full ring: overwrite the oldest page */
+
+/* struct ivring_header.clock_id: which guest clock timestamps come from */
+#define IVRING_CLOCK_MONO	1	/* CLOCK_MONOTONIC ns (ktime_get_mono_fast_ns) */
+#define IVRING_CLOCK_LOCAL	2	/* per-CPU sched_clock ns (ftrace "local") */
+#define IVRING_CLOCK_BOOT	3	/* CLOCK_BOOTTIME ns */
+
+/* Limits that a reader may rely on; a segment outside them is invalid. */
+#define IVRING_SUBBUF_MIN	256
+#define IVRING_SUBBUF_MAX	65536
+#define IVRING_NR_SUBBUFS_MIN	2
+#define IVRING_NR_CPUS_MAX	8192
+#define IVRING_FORMAT_TEXT_MAX	16384	/* one event's format text */
+
+/**
+ * struct ivring_header - first bytes of the segment, written by the guest
+ * @magic:	IVRING_MAGIC; stored last when the segment is formatted.
+ * @abi_major:	IVRING_ABI_MAJOR of the writer; a reader rejects another major.
+ * @abi_minor:	IVRING_ABI_MINOR of the writer; a reader accepts any minor.
+ * @header_size: sizeof(struct ivring_header) as the writer knew it.
+ * @segment_size: bytes of the whole segment (the BAR2 size).
+ * @generation:	changes each time the segment is formatted (module load, guest
+ *		reboot); a reader that sees it change starts over.
+ * @state:	IVRING_STATE_*.
+ * @mode:	IVRING_MODE_*.
+ * @nr_cpus:	number of sub-rings, one per possible guest CPU.
+ * @subbuf_size: bytes of one sub-buffer, header included; a power of two in
+ *		[IVRING_SUBBUF_MIN, IVRING_SUBBUF_MAX].
+ * @nr_subbufs:	sub-buffers per CPU, at least IVRING_NR_SUBBUFS_MIN.
+ * @cpu_size:	sizeof(struct ivring_cpu) as written.
+ * @desc_size:	sizeof(struct ivring_desc) as written.
+ * @host_cpu_size: sizeof(struct ivring_host_cpu) as written.
+ * @cpu_offset:	offset of struct ivring_cpu[nr_cpus].
+ * @desc_offset: offset of struct ivring_desc[nr_cpus * nr_subbufs].
+ * @format_offset: offset of struct ivring_format_area.
+ * @format_size: bytes reserved for the format area.
+ * @host_offset: offset of struct ivring_host, followed by
+ *		struct ivring_host_cpu[nr_cpus]; the only host-written area.
+ * @host_size:	bytes reserved for the host area.
+ * @data_offset: offset of the first sub-buffer.
+ * @data_size:	bytes of all sub-buffers: nr_cpus * nr_subbufs * subbuf_size.
+ * @clock_id:	IVRING_CLOCK_*: what the nanosecond timestamps count.
+ * @flags:	IVRING_F_* features of the writer; zero in ABI 1.0.
+ * @clock_name: NUL-padded name of the clock, as in ftrace's trace_clock.
+ * @format_time: writer clock reading when the segment was formatted.
+ * @reserved:	zero; room for later ABI minors.
+ */
+struct ivring_header {
+	__u64 magic;
+	__u16 abi_major;
+	__u16 abi_minor;
+	__u32 header_size;
+	__u64 segment_size;
+	__u64 generation;
+	__u32 state;
+	__u32 mode;
+	__u32 nr_cpus;
+	__u32 subbuf_size;
+	__u32 nr_subbufs;
+	__u32 cpu_size;
+	__u32 desc_size;
+	__u32 host_cpu_size;
+	__u64 cpu_offset;
+	__u64 desc_offset;
+	__u64 format_offset;
+	__u64 format_size;
+	__u64 host_offset;
+	__u64 host_size;
+	__u64 data_offset;
+	__u64 data_size;
+	__u32 clock_id;
+	__u32 flags;
+	__u8 clock_name[16];
+	__u64 format_time;
+	__u64 reserved[12];
+};
+
+/**
+ * struct ivring_cpu - one CPU's published state and counters, guest-written
+ * @commit_seq:	the sub-buffer being filled: every seq below it is complete,
+ *		this one is valid up to its commit word.  Store-release by the
+ *		writer after the sub-buffer's descriptor and data.
+ * @entries:	events committed on this CPU since the segment was formatted.
+ * @overrun:	events overwritten before the host consumed them (overwrite).
+ * @dropped:	events dropped because no sub-buffer was free (discard), or
+ *		because the writer could not pass an uncommitted sub-buffer.
+ * @rejected:	events refused because they can never fit a sub-buffer.
+ * @bytes:	bytes committed: record headers, payloads and padding.
+ * @last_ts:	timestamp of the newest committed event.
+ * @reserved:	zero.
+ *
+ * One CPU's writer updates these; @dropped and @rejected may also change
+ * between two publications.  Aligned to two cache lines so that no two
+ * CPUs' writers share a line.
+ */
+struct ivring_cpu {
+	__u64 commit_seq;
+	__u64 entries;
+	__u64 overrun;
+	__u64 dropped;
+	__u64 rejected;
+	__u64 bytes;
+	__u64 last_ts;
+	__u64 reserved[9];
+};
+
+/*
+ * Set in ivring_desc.seq while the writer (re)initialises a slot: the slot's
+ * old content is gone, the new one is not published yet.
+ */
+#define IVRING_DESC_BUSY	(1ULL << 63)
+
+/**
+ * struct ivring_desc - which sub-buffer a slot holds, guest-written
+ * @seq:	sequence number of the sub-buffer in this slot: the count of
+ *		sub-buffers ever started on this CPU before it.  Set with
+ *		IVRING_DESC_BUSY before any byte of the slot is rewritten;
+ *		cleared after the fields below and the page header are valid.
+ * @first_ticket: ticket of the first event in the sub-buffer.  Every event
+ *		that the CPU committed or dropped takes the next ticket, so a
+ *		reader that expected ticket T and finds first_ticket F lost
+ *		exactly F - T events.
+ * @dropped:	value of ivring_cpu.dropped when the sub-buffer was started.
+ * @entries:	events in the sub-buffer; valid once seq < commit_seq.
+ * @reserved:	zero.
+ */
+struct ivring_desc {
+	__u64 seq;
+	__u64 first_ticket;
+	__u64 dropped;
+	__u32 entries;
+	__u32 reserved;
+};
+
+/*
+ * A sub-buffer: ftrace's struct buffer_data_page.  Records follow the header
+ * up to the commit length.  Complete sub-buffers end with a padding record
+ * that fills them to subbuf_size.
+ */
+struct ivring_subbuf_hdr {
+	__u64 time_stamp;	/* absolute time of the first record */
+	__u64 commit;		/* bytes of records, plus the flags below */
+};
+
+#define IVRING_COMMIT_MISSED_EVENTS	(1ULL << 31)	/* ftrace RB_MISSED_EVENTS */
+#define IVRING_COMMIT_MISSED_STORED	(1ULL << 30)	/* ftrace RB_MISSED_STORED */
+#define IVRING_COMMIT_FLAGS		(IVRING_COMMIT_MISSED_EVENTS | \
+					 IVRING_COMMIT_MISSED_STORED)
+
+/*
+ * Record header: __u32 with type_len in bits 0-4 and time_delta in bits 5-31,
+ * as the kernel's struct ring_buffer_event.
+ *   type_len 1..28: data, payload of type_len * 4 bytes follows
+ *   type_len 0:     data, __u32 array[0] = payload bytes + 4, then payload
+ *   PADDING:        __u32 array[0] = record bytes - 4; fills to the end
+ *   TIME_EXTEND:    __u32 array[0] = delta >> 27; adds to the running time
+ *   TIME_STAMP:     absolute time; never written in ABI 1.0
+ * Every record that ivring writes is a multiple of IVRING_RECORD_ALIGN bytes.
+ */
+#define IVRING_TYPE_DATA_MAX		28
+#define IVRING_TYPE_PADDING		29
+#define IVRING_TYPE_TIME_EXTEND		30
+#define IVRING_TYPE_TIME_STAMP		31
+#define IVRING_TYPE_LEN_BITS		5
+#define IVRING_TS_SHIFT			27
+#define IVRING_TS_DELTA_MAX		((1U << IVRING_TS_SHIFT) - 1)
+#define IVRING_RECORD_ALIGN		8
+
+/*
+ * Format area: a struct ivring_format_area, then nr_events records, each a
+ * struct ivring_format, the system name and the event's ftrace "format"
+ * text (name:, ID:, format:, print fmt:), padded to 8 bytes.  The writer
+ * appends records, then stores used and nr_events with release.
+ */
+struct ivring_format_area {
+	__u32 nr_events;
+	__u32 used;		/* bytes of records after this header */
+	__u64 reserved;
+};
+
+struct ivring_format {
+	__u32 rec_size;		/* whole record, multiple of 8 */
+	__u16 id;		/* common_type of the event */
+	__u16 sys_len;		/* bytes of the system name, no NUL */
+	__u32 text_len;		/* bytes of the format text, no NUL */
+	__u32 reserved;
+};
+
+/**
+ * struct ivring_host - the host's own area, never written by the guest
+ * @generation:	ivring_header.generation that the positions below belong
+ *		to; the guest ignores them while it differs from its own.
+ * @heartbeat:	host CLOCK_MONOTONIC ns, advanced by a reader that is alive.
+ * @reader_pid:	pid of the consuming reader, for diagnostics only.
+ * @reserved:	zero.
+ * @sync_request: reserved for host/guest clock synchronisation.
+ */
+struct ivring_host {
+	__u64 generation;
+	__u64 heartbeat;
+	__u32 reader_pid;
+	__u32 reserved0;
+	__u64 reserved[5];
+	__u64 sync_request[8];
+};
+
+/*
+ * A consumer position: sub-buffer seq and byte offset in its record area.
+ */
+#define IVRING_POS_OFF_BITS	16
+#define IVRING_POS(seq, off)	(((__u64)(seq) << IVRING_POS_OFF_BITS) | (off))
+#define IVRING_POS_SEQ(pos)	((pos) >> IVRING_POS_OFF_BITS)
+#define IVRING_POS_OFF(pos)	((pos) & ((1U << IVRING_POS_OFF_BITS) - 1))
+
+/**
+ * struct ivring_host_cpu - the host's consumer position on one CPU
+ * @consumer_pos: IVRING_POS() of the first record the host has not consumed.
+ *		In discard mode the writer never reuses a slot at or after
+ *		IVRING_POS_SEQ(consumer_pos); it clamps the value to what it
+ *		has published and ignores it when ivring_host.generation is
+ *		not its own.
+ * @reserved:	zero.
+ */
+struct ivring_host_cpu {
+	__u64 consumer_pos;
+	__u64 reserved[7];
+};
+
+#endif /* _UAPI_LINUX_IVRING_H */

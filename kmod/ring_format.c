@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * Laying out and formatting a segment: the slow path of the writer, run once
+ * per generation before any event is written.
+ */
+#include "ring_write.h"
+
+#define ALIGN_UP(x, a)	(((x) + (a) - 1) & ~((u64)(a) - 1))
+
+static u64 place_areas(const struct ivring_params *p, u32 nr_subbufs,
+		       struct ivring_header *h)
+{
+	u64 off = IVRING_PAGE_SIZE;	/* the header page */
+
+	h->cpu_offset = off;
+	off = ALIGN_UP(off + (u64)p->nr_cpus * sizeof(struct ivring_cpu),
+		       IVRING_PAGE_SIZE);
+	h->desc_offset = off;
+	off = ALIGN_UP(off + (u64)p->nr_cpus * nr_subbufs *
+			     sizeof(struct ivring_desc), IVRING_PAGE_SIZE);
+	h->format_offset = off;
+	h->format_size = ALIGN_UP(p->format_size ? p->format_size :
+				  IVRING_FORMAT_SIZE_DEFAULT, IVRING_PAGE_SIZE);
+	off += h->format_size;
+	h->host_offset = off;
+	h->host_size = ALIGN_UP(sizeof(struct ivring_host) +
+				(u64)p->nr_cpus * sizeof(struct ivring_host_cpu),
+				IVRING_PAGE_SIZE);
+	off += h->host_size;
+	h->data_offset = off;
+	h->data_size = (u64)p->nr_cpus * nr_subbufs * p->subbuf_size;
+	return off + h->data_size;
+}
+
+/**
+ * ivring_layout() - compute where every area of a segment goes
+ * @p:		the requested geometry
+ * @h:		receives the header fields that describe the layout
+ * @need:	receives the bytes the layout needs (with nr_subbufs 0: for the
+ *		minimum of IVRING_NR_SUBBUFS_MIN sub-buffers per CPU)
+ *
+ * Return: 0, -EINVAL for a geometry outside the ABI's limits, or -ENOSPC
+ * when it does not fit in p->segment_size.
+ */
+int ivring_layout(const struct ivring_params *p, struct ivring_header *h,
+		  u64 *need)
+{
+	u32 n = p->nr_subbufs;
+	u64 end;
+
+	memset(h, 0, sizeof(*h));
+	*need = 0;
+	if (!p->nr_cpus || p->nr_cpus > IVRING_NR_CPUS_MAX ||
+	    p->subbuf_size < IVRING_SUBBUF_MIN ||
+	    p->subbuf_size > IVRING_SUBBUF_MAX ||
+	    (p->subbuf_size & (p->subbuf_size - 1)) ||
+	    (n && n < IVRING_NR_SUBBUFS_MIN) ||
+	    (p->mode != IVRING_MODE_DISCARD && p->mode != IVRING_MODE_OVERWRITE))
+		return -EINVAL;
+
+	if (!n) {
+		/* Grow from the minimum until the next step would not fit. */
+		u64 per_step, fixed;
+
+		n = IVRING_NR_SUBBUFS_MIN;
+		fixed = place_areas(p, n, h);
+		per_step = (u64)p->nr_cpus * (p->subbuf_size +
+					      sizeof(struct ivring_desc));
+		if (fixed <= p->segment_size)
+			n += (p->segment_size - fixed) / per_step;
+		while (n > IVRING_NR_SUBBUFS_MIN &&
+		       place_areas(p, n, h) > p->segment_size)
+			n--;
+	}
+	end = place_areas(p, n, h);
+	*need = end;
+	if (end > p->segment_size)
+		return -ENOSPC;
+	h->nr_subbufs = n;
+	return 0;
+}
+
+/**
+ * ivring_format() - lay out a segment and make it ready for writers
+ * @w:		writer handle to initialise
+ * @base:	the segment, p->segment_size bytes
+ * @p:		geometry
+ * @generation:	new generation number; must differ from the previous one
+ * @cpus:	p->nr_cpus writer states, owned by the caller
+ * @slots:	nr_cpus * nr_subbufs slot records, owned by the caller; size it
+ *		with ivring_layout() first
+ *
+ * Leaves the segment in IVRING_STATE_FORMATTING with an empty format area;
+ * add formats, then ivring_set_state(w, IVRING_STATE_LIVE).
+ *
+ * Return: 0 or the error of ivring_layout().
+ */
+int ivring_format(struct ivring_writer *w, void *base,
+		  const struct ivring_params *p, u64 generation,
+		  struct ivring_writer_cpu *cpus, struct ivring_slot *slots)
+{
+	struct ivring_header lay, *h = base;
+	u64 need, now;
+	u32 cpu, i;
+	int ret;
+
+	ret = ivring_layout(p, &lay, &need);
+	if (ret)
+		return ret;
+
+	/* Readers must see FORMATTING before any other byte changes. */
+	WRITE_ONCE(h->state, IVRING_STATE_FORMATTING);
+	smp_wmb();
+	WRITE_ONCE(h->magic, 0);
+	smp_wmb();
+
+	memset(w, 0, sizeof(*w));
+	w->base = base;
+	w->hdr = h;
+	w->generation = generation;
+	w->mode = p->mode;
+	w->nr_cpus = p->nr_cpus;
+	w->nr_subbufs = lay.nr_subbufs;
+	w->subbuf_size = p->subbuf_size;
+	w->rec_area = p->subbuf_size - sizeof(struct ivring_subbuf_hdr);
+	w->max_payload = w->rec_area - 8;
+	w->slot_magic = ~0ULL / w->nr_subbufs + 1;
+	w->cpus = cpus;
+	w->slots = slots;
+	w->host = (struct ivring_host *)(w->base + lay.host_offset);
+	w->fmt = (struct ivring_format_area *)(w->base + lay.format_offset);
+
+	/* Everything but the host's area; the host owns that (invariant 3). */
+	memset(w->base + sizeof(*h), 0, lay.host_offset - sizeof(*h));
+	memset(w->base + lay.data_offset, 0, lay.data_size);
+
+	now = ivr_clock_mono();
+#ifndef __KERNEL__
+	if (w->clock)
+		now = w->clock();
+#endif
+	for (cpu = 0; cpu < w->nr_cpus; cpu++) {
+		struct ivring_writer_cpu *c = &cpus[cpu];
+		struct ivring_subbuf_hdr *page;
+
+		memset(c, 0, sizeof(*c));
+		c->shared = (struct ivring_cpu *)(w->base + lay.cpu_offset) + cpu;
+		c->host = (struct ivring_host_cpu *)(w->host + 1) + cpu;
+		c->desc = (struct ivring_desc *)(w->base + lay.desc_offset) +
+			  (u64)cpu * w->nr_subbufs;
+		c->data = w->base + lay.data_offset +
+			  (u64)cpu * w->nr_subbufs * w->subbuf_size;
+		c->slot = slots + (u64)cpu * w->nr_subbufs;
+		memset(c->slot, 0, w->nr_subbufs * sizeof(*c->slot));
+
+		/* Page 0 is started; every other slot holds nothing yet. */
+		for (i = 1; i < w->nr_subbufs; i++)
+			c->desc[i].seq = IVRING_DESC_BUSY;
+		c->last_ts = now;
+		page = (struct ivring_subbuf_hdr *)c->data;
+		page->time_stamp = now;
+	}
+
+	lay.abi_major = IVRING_ABI_MAJOR;
+	lay.abi_minor = IVRING_ABI_MINOR;
+	lay.header_size = sizeof(*h);
+	lay.segment_size = p->segment_size;
+	lay.generation = generation;
+	lay.state = IVRING_STATE_FORMATTING;
+	lay.mode = p->mode;
+	lay.nr_cpus = p->nr_cpus;
+	lay.subbuf_size = p->subbuf_size;
+	lay.cpu_size = sizeof(struct ivring_cpu);
+	lay.desc_size = sizeof(struct ivring_desc);
+	lay.host_cpu_size = sizeof(struct ivring_host_cpu);
+	lay.clock_id = p->clock_id;
+	if (p->clock_name)
+		strncpy((char *)lay.clock_name, p->clock_name,
+			sizeof(lay.clock_name) - 1);
+	lay.format_time = now;
+	lay.magic = 0;
+	memcpy(h, &lay, sizeof(lay));
+	smp_wmb();
+	/* Paired with the reader's acquire of the magic. */
+	smp_store_release(&h->magic, IVRING_MAGIC);
+	return 0;
+}
+
+/**
+ * ivring_add_format() - append one event's ftrace format text
+ * @w:		formatted writer
+ * @id:		the event's common_type
+ * @sys:	its system (subsystem) name
+ * @text:	the format text, as in tracefs events/<sys>/<name>/format
+ * @text_len:	bytes of @text, at most IVRING_FORMAT_TEXT_MAX
+ *
+ * Return: 0, -EINVAL for an empty or oversized name or text, or -ENOSPC when
+ * the format area is full.
+ */
+int ivring_add_format(struct ivring_writer *w, u16 id, const char *sys,
+		      const char *text, u32 text_len)
+{
+	struct ivring_format_area *a = w->fmt;
+	u64 cap = w->hdr->format_size - sizeof(*a);
+	size_t sys_len = strlen(sys);
+	struct ivring_format *f;
+	u32 used = a->used, size;
+
+	if (!sys_len || sys_len > 64 || !text_len ||
+	    text_len > IVRING_FORMAT_TEXT_MAX)
+		return -EINVAL;
+	size = (sizeof(*f) + sys_len + text_len + 7) & ~7U;
+	if (used + (u64)size > cap)
+		return -ENOSPC;
+
+	f = (struct ivring_format *)((u8 *)(a + 1) + used);
+	memset(f, 0, size);
+	f->rec_size = size;
+	f->id = id;
+	f->sys_len = sys_len;
+	f->text_len = text_len;
+	memcpy(f + 1, sys, sys_len);
+	memcpy((u8 *)(f + 1) + sys_len, text, text_len);
+
+	WRITE_ONCE(a->used, used + size);
+	/* Paired with the reader's acquire of nr_events. */
+	smp_store_release(&a->nr_events, a->nr_events + 1);
+	return 0;
+}
+
+/* Publish a state change: LIVE once formats are in, STOPPED on the way out. */
+void ivring_set_state(struct ivring_writer *w, u32 state)
+{
+	smp_store_release(&w->hdr->state, state);
+}

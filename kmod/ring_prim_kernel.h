@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The primitives that the shared ring writer needs, for the guest kernel
+ * build.  ring_prim_user.h mirrors them for userspace.
+ */
+#ifndef IVRING_RING_PRIM_KERNEL_H
+#define IVRING_RING_PRIM_KERNEL_H
+
+#include <linux/atomic.h>
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/types.h>
+#include <asm/barrier.h>
+#include <asm/cmpxchg.h>
+
+static inline void ivr_local_add(u64 *p, u64 v)
+{
+	u64 old;
+
+	/* Interrupts and NMIs on this CPU may add too: retry until ours lands. */
+	do {
+		old = READ_ONCE(*p);
+	} while (cmpxchg_local(p, old, old + v) != old);
+}
+
+/* Needs system_has_cmpxchg_double(); the module checks it at load. */
+static inline bool ivr_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
+					    u64 n1, u64 n2)
+{
+	return cmpxchg_double_local(p, p + 1, o1, o2, n1, n2);
+}
+
+/* NMI-safe and the same on every CPU, so sub-rings merge by time. */
+static inline u64 ivr_clock_mono(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+#endif /* IVRING_RING_PRIM_KERNEL_H */

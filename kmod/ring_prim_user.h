@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The primitives that the shared ring writer needs, for the userspace build
+ * (ivring-gen, the tests and the benchmarks).  They mirror ring_prim_kernel.h
+ * one for one; the writer itself is the same code in both builds.
+ *
+ * A userspace writer thread stands for a guest CPU and its signal handlers
+ * for the interrupts that nest into it, so "local" here means "atomic
+ * against a signal on the same thread", exactly as the kernel's local_t ops
+ * are atomic against an interrupt on the same CPU.
+ */
+#ifndef IVRING_RING_PRIM_USER_H
+#define IVRING_RING_PRIM_USER_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include <linux/types.h>
+
+/* The kernel's names, on the uapi types so that both builds agree. */
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s64 s64;
+
+#ifndef likely
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#endif
+
+#define barrier()		__asm__ __volatile__("" ::: "memory")
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+/* Orders earlier stores before later ones: the seqlock side of a slot. */
+#define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+
+static inline void ivr_local_add(u64 *p, u64 v)
+{
+	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+/*
+ * Compare-and-exchange of the 16-byte-aligned pair (*p, *(p + 1)).  Without a
+ * lock prefix, cmpxchg16b is atomic against a signal on this thread but not
+ * against another CPU: the same contract as the kernel's
+ * cmpxchg_double_local(), which is all a per-CPU writer needs.
+ */
+static inline bool ivr_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
+					    u64 n1, u64 n2)
+{
+#if defined(__x86_64__)
+	bool ok;
+
+	__asm__ __volatile__("cmpxchg16b %[mem]"
+			     : "=@ccz"(ok), [mem] "+m"(*(unsigned __int128 *)p),
+			       "+a"(o1), "+d"(o2)
+			     : "b"(n1), "c"(n2)
+			     : "memory");
+	return ok;
+#else
+	unsigned __int128 o = ((unsigned __int128)o2 << 64) | o1;
+	unsigned __int128 n = ((unsigned __int128)n2 << 64) | n1;
+
+	return __sync_bool_compare_and_swap((unsigned __int128 *)p, o, n);
+#endif
+}
+
+static inline u64 ivr_clock_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+#endif /* IVRING_RING_PRIM_USER_H */

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The event write path: reserve and commit on one CPU's sub-ring.
+ * kmod/RING-DESIGN has the prose and the diagrams; the comments here name
+ * which step of it a line is.
+ */
+#include "ring_write.h"
+
+#define TAIL_SEQ_SHIFT	32
+#define TAIL_ENT_SHIFT	16
+#define TAIL_ENT_ONE	(1ULL << TAIL_ENT_SHIFT)
+#define TAIL_OFF_MASK	0xffffU
+
+#define TAIL(seq, ents, off) \
+	(((u64)(u32)(seq) << TAIL_SEQ_SHIFT) | \
+	 ((u64)(ents) << TAIL_ENT_SHIFT) | (off))
+
+static inline u32 tail_off(u64 tail)
+{
+	return tail & TAIL_OFF_MASK;
+}
+
+static inline u32 tail_ents(u64 tail)
+{
+	return (tail >> TAIL_ENT_SHIFT) & 0xffffU;
+}
+
+/*
+ * The tail holds only 32 bits of the sequence number.  The page being
+ * written is never more than nr_subbufs ahead of the commit page, so the
+ * full number follows from the commit page's.
+ */
+static inline u64 tail_seq(const struct ivring_writer_cpu *c, u64 tail)
+{
+	u64 base = READ_ONCE(c->commit_seq);
+
+	return base + (u32)((u32)(tail >> TAIL_SEQ_SHIFT) - (u32)base);
+}
+
+/* seq % nr_subbufs without a divide: Lemire's fastmod, exact for 32 bits. */
+static inline u32 slot_of(const struct ivring_writer *w, u64 seq)
+{
+	u64 low = w->slot_magic * (u32)seq;
+	u32 s32 = ((unsigned __int128)low * w->nr_subbufs) >> 64;
+
+	/* (u32)seq is only exact when nr_subbufs divides 2^32; fold the rest. */
+	if (unlikely(seq >> 32))
+		return seq % w->nr_subbufs;
+	return s32;
+}
+
+static inline struct ivring_subbuf_hdr *page_of(const struct ivring_writer *w,
+						const struct ivring_writer_cpu *c,
+						u32 slot)
+{
+	return (struct ivring_subbuf_hdr *)(c->data + (u64)slot * w->subbuf_size);
+}
+
+static inline u8 *records_of(struct ivring_subbuf_hdr *page)
+{
+	return (u8 *)(page + 1);
+}
+
+static inline u64 clock_now(const struct ivring_writer *w)
+{
+#ifndef __KERNEL__
+	if (w->clock)
+		return w->clock();
+#endif
+	return ivr_clock_mono();
+}
+
+static inline void put_u32(u8 *p, u32 v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline u32 rec_header(u32 type_len, u32 delta)
+{
+	return type_len | (delta << IVRING_TYPE_LEN_BITS);
+}
+
+/* Returns the payload pointer after writing the record header(s) at @p. */
+static inline void *write_headers(u8 *p, u64 delta, u32 type_len, u32 len)
+{
+	if (unlikely(delta > IVRING_TS_DELTA_MAX)) {
+		put_u32(p, rec_header(IVRING_TYPE_TIME_EXTEND,
+				      delta & IVRING_TS_DELTA_MAX));
+		put_u32(p + 4, (u32)(delta >> IVRING_TS_SHIFT));
+		p += 8;
+		delta = 0;
+	}
+	put_u32(p, rec_header(type_len, (u32)delta));
+	if (type_len)
+		return p + 4;
+	put_u32(p + 4, ((len + 7) & ~7U) + 4);
+	return p + 8;
+}
+
+/* Padding that fills a closed page from @off to its end (RING-DESIGN 3). */
+static void write_padding(u8 *rec, u32 off, u32 rec_area)
+{
+	/* time_delta 1: a discarded record, not ftrace's "null" end marker. */
+	put_u32(rec + off, rec_header(IVRING_TYPE_PADDING, 1));
+	put_u32(rec + off + 4, rec_area - off - 4);
+}
+
+/*
+ * The host's consumer position, as far as the writer may believe it: only
+ * for our generation, and never past what we published (RING-DESIGN 5).
+ */
+static u64 consumer_seq(const struct ivring_writer *w,
+			const struct ivring_writer_cpu *c, u64 commit_seq)
+{
+	u64 seq;
+
+	if (READ_ONCE(w->host->generation) != w->generation)
+		return 0;
+	/* Paired with the reader's store-release after it copied the page. */
+	seq = IVRING_POS_SEQ(smp_load_acquire(&c->host->consumer_pos));
+	return seq < commit_seq ? seq : commit_seq;
+}
+
+enum advance_result { ADV_DONE, ADV_RETRY, ADV_FULL };
+
+/*
+ * Move from the closed page of @tail to the next one, placing the event at
+ * its start (RING-DESIGN 4).  Called with nest held.
+ */
+static enum advance_result advance(struct ivring_writer *w,
+				   struct ivring_writer_cpu *c, u64 tail,
+				   u64 last, u64 ts, u32 rlen, u32 type_len,
+				   u32 len, void **payload)
+{
+	u64 seq = tail_seq(c, tail), next = seq + 1;
+	u64 commit_seq = READ_ONCE(c->commit_seq);
+	u64 limit = commit_seq;
+	u32 slot = slot_of(w, next);
+	struct ivring_subbuf_hdr *page;
+	u64 consumed = 0;
+
+	if (w->mode == IVRING_MODE_DISCARD)
+		limit = consumed = consumer_seq(w, c, commit_seq);
+	else if (next >= w->nr_subbufs)
+		consumed = consumer_seq(w, c, commit_seq);
+	/* Never reuse an unconsumed (discard) or uncommitted slot. */
+	if (next - limit >= w->nr_subbufs)
+		return ADV_FULL;
+
+	/*
+	 * Invalidate the slot before any byte of it changes, so a reader that
+	 * is copying the old page notices.  Paired with the smp_rmb() between
+	 * the reader's copy and its second read of desc->seq.
+	 */
+	WRITE_ONCE(c->desc[slot].seq, next | IVRING_DESC_BUSY);
+	smp_wmb();
+
+	if (!ivr_cmpxchg_double_local(&c->tail, tail, last,
+				      TAIL(next, 1, rlen), ts))
+		return ADV_RETRY;
+
+	/* The page is ours now; nothing below can be interrupted into it. */
+	if (w->mode == IVRING_MODE_OVERWRITE && next >= w->nr_subbufs &&
+	    next - w->nr_subbufs >= consumed)
+		ivr_local_add(&c->shared->overrun, c->slot[slot].entries);
+	c->slot[slot_of(w, seq)].entries = tail_ents(tail);
+	c->slot[slot].dropped = READ_ONCE(c->shared->dropped);
+
+	page = page_of(w, c, slot);
+	WRITE_ONCE(page->time_stamp, ts);
+	*payload = write_headers(records_of(page), 0, type_len, len);
+	return ADV_DONE;
+}
+
+static void drop_event(struct ivring_writer_cpu *c)
+{
+	ivr_local_add(&c->shared->dropped, 1);
+}
+
+void *ivring_reserve(struct ivring_writer *w, unsigned int cpu, u32 len)
+{
+	struct ivring_writer_cpu *c = &w->cpus[cpu];
+	u32 type_len, rlen = ivring_record_len(len, &type_len);
+	void *payload = NULL;
+
+	if (unlikely(len > w->max_payload)) {
+		ivr_local_add(&c->shared->rejected, 1);
+		return NULL;
+	}
+
+	WRITE_ONCE(c->nest, READ_ONCE(c->nest) + 1);
+	barrier();
+	if (unlikely(READ_ONCE(c->nest) > IVRING_NEST_MAX)) {
+		drop_event(c);
+		goto unreserve;
+	}
+
+	for (;;) {
+		u64 tail = READ_ONCE(c->tail);
+		u64 last = READ_ONCE(c->last_ts);
+		u64 ts = clock_now(w);
+		u32 off = tail_off(tail);
+		u64 delta;
+		u32 need;
+
+		/* A clock that steps back would make a negative delta. */
+		if ((s64)(ts - last) < 0)
+			ts = last;
+		delta = ts - last;
+		need = rlen + (delta > IVRING_TS_DELTA_MAX ? 8 : 0);
+
+		if (likely(off + need <= w->rec_area)) {
+			struct ivring_subbuf_hdr *page;
+
+			if (!ivr_cmpxchg_double_local(&c->tail, tail, last,
+						      tail + TAIL_ENT_ONE + need,
+						      ts))
+				continue;	/* an interrupt wrote first */
+			page = page_of(w, c, slot_of(w, tail_seq(c, tail)));
+			return write_headers(records_of(page) + off, delta,
+					     type_len, len);
+		}
+
+		if (off < w->rec_area) {
+			/* Close the page: padding takes the rest of it. */
+			struct ivring_subbuf_hdr *page;
+
+			if (!ivr_cmpxchg_double_local(&c->tail, tail, last,
+						      tail + (w->rec_area - off),
+						      last))
+				continue;
+			page = page_of(w, c, slot_of(w, tail_seq(c, tail)));
+			write_padding(records_of(page), off, w->rec_area);
+			continue;
+		}
+
+		switch (advance(w, c, tail, last, ts, rlen, type_len, len,
+				&payload)) {
+		case ADV_DONE:
+			return payload;
+		case ADV_RETRY:
+			continue;
+		case ADV_FULL:
+			drop_event(c);
+			goto unreserve;
+		}
+	}
+
+unreserve:
+	/* Inner writers may have left their publication to us. */
+	ivring_commit(w, cpu);
+	return NULL;
+}
+
+/*
+ * Start page @seq: the fields a reader needs before it may look at the page,
+ * then the descriptor without its busy bit (RING-DESIGN 6).
+ */
+static void start_page(struct ivring_writer *w, struct ivring_writer_cpu *c,
+		       u64 seq, u32 prev_entries)
+{
+	u32 slot = slot_of(w, seq);
+	struct ivring_desc *d = &c->desc[slot];
+	u64 dropped = c->slot[slot].dropped;
+	u64 missed = dropped - c->pub_dropped;
+
+	c->pub_ticket += prev_entries + missed;
+	c->pub_dropped = dropped;
+	c->commit_flags = missed ? IVRING_COMMIT_MISSED_EVENTS : 0;
+
+	WRITE_ONCE(d->first_ticket, c->pub_ticket);
+	WRITE_ONCE(d->dropped, dropped);
+	WRITE_ONCE(d->entries, 0);
+	WRITE_ONCE(page_of(w, c, slot)->commit, c->commit_flags);
+	/* Paired with the reader's acquire of desc->seq. */
+	smp_store_release(&d->seq, seq);
+
+	WRITE_ONCE(c->commit_seq, seq);
+	/* Paired with the reader's acquire of ivring_cpu.commit_seq. */
+	smp_store_release(&c->shared->commit_seq, seq);
+}
+
+/*
+ * Publish everything reserved up to @tail.  Only the outermost writer on a
+ * CPU runs this, so it never races with itself (RING-DESIGN 6).
+ */
+static void publish(struct ivring_writer *w, struct ivring_writer_cpu *c,
+		    u64 tail)
+{
+	u64 seq = tail_seq(c, tail);
+	u32 ents = tail_ents(tail);
+
+	while (c->commit_seq != seq) {
+		u64 done = c->commit_seq;
+		u32 slot = slot_of(w, done);
+		u32 n = c->slot[slot].entries;
+
+		WRITE_ONCE(c->desc[slot].entries, n);
+		/* A closed page is padded to its end. */
+		smp_store_release(&page_of(w, c, slot)->commit,
+				  w->rec_area | c->commit_flags);
+		c->pub_entries += n;
+		c->pub_pages++;
+		start_page(w, c, done + 1, n);
+	}
+
+	/* Paired with the reader's acquire of the commit word. */
+	smp_store_release(&page_of(w, c, slot_of(w, seq))->commit,
+			  tail_off(tail) | c->commit_flags);
+	WRITE_ONCE(c->shared->entries, c->pub_entries + ents);
+	WRITE_ONCE(c->shared->bytes,
+		   c->pub_pages * w->rec_area + tail_off(tail));
+	WRITE_ONCE(c->shared->last_ts, READ_ONCE(c->last_ts));
+}
+
+void ivring_commit(struct ivring_writer *w, unsigned int cpu)
+{
+	struct ivring_writer_cpu *c = &w->cpus[cpu];
+
+	for (;;) {
+		u32 nest = READ_ONCE(c->nest);
+		u64 tail;
+
+		if (nest != 1) {
+			/* Nested: the writer we interrupted publishes for us. */
+			barrier();
+			WRITE_ONCE(c->nest, nest - 1);
+			return;
+		}
+		tail = READ_ONCE(c->tail);
+		publish(w, c, tail);
+		barrier();
+		WRITE_ONCE(c->nest, 0);
+		barrier();
+		/*
+		 * An interrupt that reserved after we read the tail saw nest 2
+		 * and left its record to us: go round again.
+		 */
+		if (likely(READ_ONCE(c->tail) == tail))
+			return;
+		WRITE_ONCE(c->nest, 1);
+		barrier();
+	}
+}
+
+int ivring_write(struct ivring_writer *w, unsigned int cpu,
+		 const void *payload, u32 len)
+{
+	void *p = ivring_reserve(w, cpu, len);
+
+	if (!p)
+		return -ENOSPC;
+	memcpy(p, payload, len);
+	ivring_commit(w, cpu);
+	return 0;
+}

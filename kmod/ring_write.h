@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The ivring writer: formats a segment and appends events to its per-CPU
+ * sub-rings.  One source, two builds: the guest module compiles it with
+ * ring_prim_kernel.h, ivring-gen and the tests with ring_prim_user.h.
+ * kmod/RING-DESIGN explains the algorithm.
+ *
+ * Rules for callers:
+ * - Events for CPU c are written only on CPU c with preemption disabled
+ *   (userspace: only by the thread that owns sub-ring c and by signal
+ *   handlers that interrupt it).  Interrupts and NMIs may nest.
+ * - ivring_reserve() that returns a pointer must be followed by exactly one
+ *   ivring_commit() on the same CPU; a NULL return needs nothing.
+ */
+#ifndef IVRING_RING_WRITE_H
+#define IVRING_RING_WRITE_H
+
+#ifdef __KERNEL__
+#include "ring_prim_kernel.h"
+#else
+#include "ring_prim_user.h"
+#endif
+#include <linux/ivring.h>
+
+#define IVRING_NEST_MAX		8	/* task, softirq, irq, NMI, with room */
+#define IVRING_FORMAT_SIZE_DEFAULT	(256 * 1024)
+
+/* What the caller asks of the layout; ivring_layout() fills in the rest. */
+struct ivring_params {
+	u64 segment_size;
+	u32 nr_cpus;
+	u32 subbuf_size;
+	u32 nr_subbufs;		/* 0: as many as fit in segment_size */
+	u32 format_size;	/* 0: IVRING_FORMAT_SIZE_DEFAULT */
+	u32 mode;		/* IVRING_MODE_* */
+	u32 clock_id;		/* IVRING_CLOCK_* */
+	const char *clock_name;
+};
+
+/* Writer-private bookkeeping of one slot: never in the shared segment. */
+struct ivring_slot {
+	u64 dropped;		/* ivring_cpu.dropped when the page started */
+	u32 entries;		/* events in the page, once it is closed */
+	u32 pad;
+};
+
+/*
+ * One CPU's writer state.  @tail and @last_ts change together with one
+ * double-word local cmpxchg, so a reservation always sees the timestamp of
+ * the record that ends where it begins: deltas are exact even when an
+ * interrupt writes between our clock read and our reservation.
+ */
+struct ivring_writer_cpu {
+	u64 tail __attribute__((aligned(16)));	/* seq:32 entries:16 off:16 */
+	u64 last_ts;
+	u32 nest;		/* reservations in flight on this CPU */
+	u32 commit_flags;	/* IVRING_COMMIT_* of the commit page */
+	u64 commit_seq;		/* private copy of ivring_cpu.commit_seq */
+	u64 pub_ticket;		/* first_ticket of the commit page */
+	u64 pub_dropped;	/* ivring_desc.dropped of the commit page */
+	u64 pub_entries;	/* events in pages before the commit page */
+	u64 pub_pages;		/* pages before the commit page */
+	struct ivring_cpu *shared;
+	struct ivring_host_cpu *host;
+	struct ivring_desc *desc;	/* nr_subbufs descriptors */
+	u8 *data;			/* slot 0 of this CPU */
+	struct ivring_slot *slot;	/* nr_subbufs entries */
+} __attribute__((aligned(IVRING_CACHELINE)));
+
+struct ivring_writer {
+	u8 *base;
+	struct ivring_header *hdr;
+	struct ivring_host *host;
+	struct ivring_format_area *fmt;
+	u64 generation;
+	u32 mode;
+	u32 nr_cpus;
+	u32 nr_subbufs;
+	u32 subbuf_size;
+	u32 rec_area;		/* subbuf_size - sizeof(ivring_subbuf_hdr) */
+	u32 max_payload;	/* largest payload that fits one sub-buffer */
+	u64 slot_magic;		/* for ivr_slot_of(): ~0ULL / nr_subbufs + 1 */
+	struct ivring_writer_cpu *cpus;	/* nr_cpus entries, caller-allocated */
+	struct ivring_slot *slots;	/* nr_cpus * nr_subbufs, caller-allocated */
+#ifndef __KERNEL__
+	u64 (*clock)(void);	/* tests drive time; NULL means CLOCK_MONOTONIC */
+#endif
+};
+
+int ivring_layout(const struct ivring_params *p, struct ivring_header *h,
+		  u64 *need);
+int ivring_format(struct ivring_writer *w, void *base,
+		  const struct ivring_params *p, u64 generation,
+		  struct ivring_writer_cpu *cpus, struct ivring_slot *slots);
+int ivring_add_format(struct ivring_writer *w, u16 id, const char *sys,
+		      const char *text, u32 text_len);
+void ivring_set_state(struct ivring_writer *w, u32 state);
+
+void *ivring_reserve(struct ivring_writer *w, unsigned int cpu, u32 len);
+void ivring_commit(struct ivring_writer *w, unsigned int cpu);
+int ivring_write(struct ivring_writer *w, unsigned int cpu,
+		 const void *payload, u32 len);
+
+/* Bytes a record with a payload of @len takes, and its type_len. */
+static inline u32 ivring_record_len(u32 len, u32 *type_len)
+{
+	/* Records stay 8-byte multiples so padding always fits (RING-DESIGN). */
+	u32 small = ((len + 4 + 7) & ~7U) - 4;
+
+	if (small <= (IVRING_TYPE_DATA_MAX - 1) * 4) {
+		*type_len = small / 4;
+		return small + 4;
+	}
+	*type_len = 0;
+	return 8 + ((len + 7) & ~7U);
+}
+
+#endif /* IVRING_RING_WRITE_H */

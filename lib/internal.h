@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/* libivring's private state, shared by its source files. */
+#ifndef IVRING_LIB_INTERNAL_H
+#define IVRING_LIB_INTERNAL_H
+
+#include <stdint.h>
+#include <linux/ivring.h>
+
+#include "libivring.h"
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+
+/*
+ * Zeroed bytes after every page copy.  A hostile record can make
+ * libtraceevent read a field or a __data_loc string at up to 64 KiB + 64 KiB
+ * past the start of its payload; the slack keeps such reads inside memory we
+ * own, and the zeros end any string.
+ */
+#define IVR_PAGE_SLACK		(128 * 1024 + 64)
+
+/* One CPU's read cursor. */
+struct ivr_cpu {
+	bool selected;
+	u64 seq;		/* sub-buffer being read */
+	u32 off;		/* next record in it, from the end of its header */
+	u64 ts;			/* running time at off */
+	u64 ticket;		/* ticket of the next event we expect */
+	bool ticket_known;	/* false until the first page is seen */
+	u64 page_dropped;	/* ivring_desc.dropped of the page */
+	u8 *page;		/* copy: header, records, IVR_PAGE_SLACK zeros */
+	u32 page_len;		/* record bytes valid in the copy */
+	bool page_loaded;	/* the copy is of sub-buffer seq */
+	bool page_final;	/* seq < commit_seq when copied: will not grow */
+	bool have_ev;		/* ev holds the next event, not yet returned */
+	struct ivring_event ev;
+	u32 ev_end;		/* off after ev, to consume it */
+	u64 ev_ts;		/* ts after ev */
+	u64 pending_lost;	/* lost events to attach to the next event */
+	bool consume_due;	/* the last returned event is not consumed yet */
+	/* counters for ivring_cpu_stats */
+	u64 read;
+	u64 lost;
+	u64 bad_pages;
+};
+
+struct ivring {
+	int fd;
+	u8 *map;		/* the whole segment */
+	size_t map_len;
+	bool peek;
+	char path[256];
+	struct ivring_header hdr;	/* validated copy of the live header */
+	u32 rec_area;			/* subbuf_size - sizeof(ivring_subbuf_hdr) */
+	struct ivr_cpu *cpus;		/* hdr.nr_cpus */
+	int last_cpu;			/* cpu of the last event ivring__next returned */
+	struct tep_handle *tep;		/* formats of this generation */
+	char err[512];
+};
+
+/* Record a failure on @r and return @ret (a negative errno). */
+int ivr_err(struct ivring *r, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Format area -> r->tep (formats.c).  Hostile input: bounded, copied first. */
+int ivr_formats_load(struct ivring *r);
+void ivr_formats_free(struct ivring *r);
+
+/* Pointers into the mapping; callers have validated the layout. */
+static inline struct ivring_cpu *ivr_shared_cpu(struct ivring *r, u32 cpu)
+{
+	return (struct ivring_cpu *)(r->map + r->hdr.cpu_offset) + cpu;
+}
+
+static inline struct ivring_desc *ivr_desc(struct ivring *r, u32 cpu, u32 slot)
+{
+	return (struct ivring_desc *)(r->map + r->hdr.desc_offset) +
+	       (u64)cpu * r->hdr.nr_subbufs + slot;
+}
+
+static inline u8 *ivr_subbuf(struct ivring *r, u32 cpu, u32 slot)
+{
+	return r->map + r->hdr.data_offset +
+	       ((u64)cpu * r->hdr.nr_subbufs + slot) * r->hdr.subbuf_size;
+}
+
+static inline struct ivring_host *ivr_host(struct ivring *r)
+{
+	return (struct ivring_host *)(r->map + r->hdr.host_offset);
+}
+
+static inline struct ivring_host_cpu *ivr_host_cpu(struct ivring *r, u32 cpu)
+{
+	return (struct ivring_host_cpu *)(ivr_host(r) + 1) + cpu;
+}
+
+#endif /* IVRING_LIB_INTERNAL_H */
