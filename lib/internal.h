@@ -15,10 +15,11 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 
 /*
- * Zeroed bytes after every page copy.  A hostile record can make
- * libtraceevent read a field or a __data_loc string at up to 64 KiB + 64 KiB
- * past the start of its payload; the slack keeps such reads inside memory we
- * own, and the zeros end any string.
+ * Zeroed bytes after the payload copy that rendering hands to libtraceevent
+ * (struct ivring.scratch).  A hostile record can make libtraceevent read a
+ * field or a __data_loc string at up to 64 KiB + 64 KiB past the start of its
+ * payload; the slack keeps such reads inside memory we own, and the zeros end
+ * any string.  Page copies themselves carry no slack.
  */
 #define IVR_PAGE_SLACK		(128 * 1024 + 64)
 
@@ -31,9 +32,10 @@ struct ivr_cpu {
 	u64 ticket;		/* ticket of the next event we expect */
 	bool ticket_known;	/* false until the first page is seen */
 	u64 page_dropped;	/* ivring_desc.dropped of the page */
-	u8 *page;		/* copy: header, records, IVR_PAGE_SLACK zeros */
+	u8 *page;		/* copy of the sub-buffer: header, then records */
 	u32 page_len;		/* record bytes valid in the copy */
 	bool page_loaded;	/* the copy is of sub-buffer seq */
+	bool page_bad;		/* a corrupt record: skip the rest of the page */
 	bool page_final;	/* seq < commit_seq when copied: will not grow */
 	bool have_ev;		/* ev holds the next event, not yet returned */
 	struct ivring_event ev;
@@ -55,15 +57,31 @@ struct ivring {
 	char path[256];
 	struct ivring_header hdr;	/* validated copy of the live header */
 	u32 rec_area;			/* subbuf_size - sizeof(ivring_subbuf_hdr) */
-	struct ivr_cpu *cpus;		/* hdr.nr_cpus */
+	struct ivr_cpu *cpus;		/* ncpus entries */
+	u32 ncpus;
 	int last_cpu;			/* cpu of the last event ivring__next returned */
+	u32 idle_polls;
 	struct tep_handle *tep;		/* formats of this generation */
+	u8 *scratch;			/* payload copy + IVR_PAGE_SLACK zeros */
+	size_t scratch_len;
 	char err[512];
 };
 
 /* Record a failure on @r and return @ret (a negative errno). */
 int ivr_err(struct ivring *r, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Header and attachment (open.c, cursor.c). */
+int ivr_check_header(struct ivring *r, const struct ivring_header *h);
+int ivr_load_header(struct ivring *r);
+int ivr_attach(struct ivring *r);
+void ivr_detach(struct ivring *r);
+
+/* One CPU's cursor (cursor.c): 1 = r->cpus[cpu].ev ready, 0 = none yet. */
+int ivr_cpu_peek(struct ivring *r, u32 cpu);
+void ivr_cpu_take(struct ivring *r, u32 cpu);
+void ivr_cpu_store_pos(struct ivring *r, u32 cpu);
+void ivr_heartbeat(struct ivring *r);
 
 /* Format area -> r->tep (formats.c).  Hostile input: bounded, copied first. */
 int ivr_formats_load(struct ivring *r);

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * One CPU's read cursor: find the sub-buffer to read, copy it out of the
+ * segment, prove the copy is not torn, and walk its records.  The reader's
+ * half of the protocol in kmod/RING-DESIGN.
+ *
+ * Nothing read from the segment is trusted: every length is checked against
+ * the copy, every loop is bounded, and a damaged sub-buffer is skipped and
+ * counted.  Loss is computed from tickets, so it stays exact across skipped,
+ * torn and overwritten sub-buffers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define LOAD(p)		__atomic_load_n((p), __ATOMIC_RELAXED)
+#define LOAD_ACQ(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define STORE_REL(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+#define HDR_SIZE	sizeof(struct ivring_subbuf_hdr)
+
+static u32 get32(const u8 *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static u64 oldest_seq(const struct ivring *r, u64 commit_seq)
+{
+	u32 n = r->hdr.nr_subbufs;
+
+	return commit_seq >= n - 1 ? commit_seq - (n - 1) : 0;
+}
+
+static u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void ivr_cpu_store_pos(struct ivring *r, u32 cpu)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+
+	if (r->peek)
+		return;
+	/* Paired with the writer's acquire in consumer_seq(): we are done
+	 * with every byte before this position. */
+	STORE_REL(&ivr_host_cpu(r, cpu)->consumer_pos, IVRING_POS(c->seq, c->off));
+}
+
+int ivr_attach(struct ivring *r)
+{
+	struct ivring_host *host = ivr_host(r);
+	bool resume;
+	u32 cpu;
+	int ret;
+
+	r->cpus = calloc(r->hdr.nr_cpus, sizeof(*r->cpus));
+	if (!r->cpus)
+		return ivr_err(r, -ENOMEM, "out of memory for %u CPUs", r->hdr.nr_cpus);
+	r->ncpus = r->hdr.nr_cpus;
+
+	/* A consumer of this generation left positions: continue from them. */
+	resume = !r->peek && LOAD(&host->generation) == r->hdr.generation;
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		struct ivr_cpu *c = &r->cpus[cpu];
+		u64 cs = LOAD_ACQ(&ivr_shared_cpu(r, cpu)->commit_seq);
+		u64 pos = resume ? LOAD(&ivr_host_cpu(r, cpu)->consumer_pos) : 0;
+		u64 seq = IVRING_POS_SEQ(pos);
+		u32 off = IVRING_POS_OFF(pos);
+
+		c->selected = true;
+		if (resume && seq <= cs && seq >= oldest_seq(r, cs) &&
+		    off <= r->rec_area && !(off % IVRING_RECORD_ALIGN)) {
+			c->seq = seq;
+			c->off = off;
+		} else {
+			c->seq = oldest_seq(r, cs);
+			/*
+			 * A consumer that starts with the generation owes an
+			 * account of every event since ticket 0.  A snapshot
+			 * does not: another reader may have consumed them.
+			 */
+			c->ticket_known = !r->peek;
+		}
+	}
+	if (!r->peek) {
+		for (cpu = 0; cpu < r->ncpus; cpu++)
+			ivr_cpu_store_pos(r, cpu);
+		/*
+		 * Positions first, then the generation that makes the guest
+		 * believe them; paired with its READ_ONCE of the generation
+		 * before the acquire of consumer_pos.
+		 */
+		STORE_REL(&host->generation, r->hdr.generation);
+		STORE_REL(&host->reader_pid, (u32)getpid());
+		STORE_REL(&host->heartbeat, mono_ns());
+	}
+
+	ret = ivr_formats_load(r);
+	if (ret)
+		return ret;
+	return 0;
+}
+
+void ivr_detach(struct ivring *r)
+{
+	u32 cpu;
+
+	ivr_formats_free(r);
+	for (cpu = 0; r->cpus && cpu < r->ncpus; cpu++)
+		free(r->cpus[cpu].page);
+	free(r->cpus);
+	r->cpus = NULL;
+	r->ncpus = 0;
+	r->last_cpu = -1;
+}
+
+void ivr_heartbeat(struct ivring *r)
+{
+	if (!r->peek)
+		STORE_REL(&ivr_host(r)->heartbeat, mono_ns());
+}
+
+static void page_gone(struct ivr_cpu *c, bool count)
+{
+	if (count)
+		c->bad_pages++;
+	c->seq++;
+	c->off = 0;
+	c->page_loaded = false;
+	c->page_bad = false;
+}
+
+/*
+ * Find the next event in the copy from c->off.  Time extends and padding
+ * are consumed on the way.  Returns 1 with c->ev set, 0 at the end of the
+ * copy, -1 for a record that does not fit the copy.
+ */
+static int parse(struct ivring *r, u32 cpu)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+	const u8 *rec = c->page + HDR_SIZE;
+
+	while (c->off < c->page_len) {
+		u32 left = c->page_len - c->off;
+		u32 h = left >= 4 ? get32(rec + c->off) : 0;
+		u32 type = h & ((1U << IVRING_TYPE_LEN_BITS) - 1);
+		u32 delta = h >> IVRING_TYPE_LEN_BITS;
+		u32 hlen = 4, plen, arr;
+
+		if (left < 8)
+			return -1;	/* every record we accept is 8+ bytes */
+		arr = get32(rec + c->off + 4);
+		switch (type) {
+		case IVRING_TYPE_PADDING:
+			if (!delta) {
+				/* ftrace's null padding: nothing follows. */
+				c->off = c->page_len;
+				return 0;
+			}
+			if (arr < 4 || arr > left - 4)
+				return -1;
+			c->off += arr + 4;
+			continue;
+		case IVRING_TYPE_TIME_EXTEND:
+			c->ts += ((u64)arr << IVRING_TS_SHIFT) | delta;
+			c->off += 8;
+			continue;
+		case IVRING_TYPE_TIME_STAMP:
+			c->ts = (c->ts & ~((1ULL << 59) - 1)) |
+				((u64)arr << IVRING_TS_SHIFT) | delta;
+			c->off += 8;
+			continue;
+		case 0:
+			if (arr < 4 || arr - 4 > left - 8)
+				return -1;
+			hlen = 8;
+			plen = (arr - 4 + 3) & ~3U;
+			if (plen > left - 8)
+				return -1;
+			break;
+		default:
+			plen = type * 4;
+			if (plen > left - 4)
+				return -1;
+			break;
+		}
+
+		c->ev.cpu = cpu;
+		c->ev.ts = c->ts + delta;
+		c->ev.data = rec + c->off + hlen;
+		c->ev.size = plen;
+		c->ev.type = plen >= 2 ? (u16)(rec[c->off + hlen] |
+					       rec[c->off + hlen + 1] << 8) : 0;
+		c->ev.lost = c->pending_lost;
+		c->ev_end = c->off + hlen + plen;
+		c->ev_ts = c->ev.ts;
+		c->have_ev = true;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Walk the fresh copy from its start to c->off, which a resumed consumer
+ * stored, to recover the running time and the events before it.  Returns
+ * false if c->off is not where an event ends.
+ */
+static bool seek(struct ivring *r, u32 cpu, u64 *events)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+	u32 target = c->off;
+
+	*events = 0;
+	c->off = 0;
+	while (c->off < target) {
+		if (parse(r, cpu) <= 0 || c->ev_end > target)
+			break;
+		c->off = c->ev_end;
+		c->ts = c->ev_ts;
+		(*events)++;
+	}
+	c->have_ev = false;
+	return c->off == target;
+}
+
+/* The copy is new: place the cursor and account for what was lost. */
+static void enter_page(struct ivring *r, u32 cpu, u64 first_ticket,
+		       u64 dropped)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+	u64 before = 0;
+
+	c->page_dropped = dropped;
+	c->ts = get32(c->page) | (u64)get32(c->page + 4) << 32;
+	if (c->off && !seek(r, cpu, &before)) {
+		/* Not a boundary we could have stored: start the page over. */
+		c->off = 0;
+		before = 0;
+		c->ts = get32(c->page) | (u64)get32(c->page + 4) << 32;
+	}
+	if (c->ticket_known && first_ticket + before > c->ticket) {
+		u64 lost = first_ticket + before - c->ticket;
+
+		c->pending_lost += lost;
+		c->lost += lost;
+	}
+	c->ticket = first_ticket + before;
+	c->ticket_known = true;
+}
+
+/*
+ * Copy sub-buffer c->seq, or the part of it that grew since the last copy.
+ * Returns 1 when the copy is valid, 0 when there is nothing to read yet.
+ */
+static int load_page(struct ivring *r, u32 cpu)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+	struct ivring_cpu *sh = ivr_shared_cpu(r, cpu);
+	u32 n = r->hdr.nr_subbufs, tries;
+
+	if (!c->page) {
+		c->page = malloc(r->hdr.subbuf_size);
+		if (!c->page)
+			return 0;
+	}
+
+	/* Each round either returns or moves to a later sub-buffer. */
+	for (tries = 0; tries < n + 2; tries++) {
+		u64 cs = LOAD_ACQ(&sh->commit_seq);
+		struct ivring_desc *d;
+		u8 *page;
+		u64 s1, s2, commit, first, dropped;
+		u32 slot, len;
+		bool fresh;
+
+		if (c->seq > cs)
+			return 0;
+		if (cs - c->seq >= n) {
+			/* Overwritten while we were away: tickets count the loss. */
+			c->seq = oldest_seq(r, cs);
+			c->off = 0;
+			c->page_loaded = false;
+		}
+		slot = c->seq % n;
+		d = ivr_desc(r, cpu, slot);
+		page = ivr_subbuf(r, cpu, slot);
+
+		/* Paired with the writer's store-release of desc->seq. */
+		s1 = LOAD_ACQ(&d->seq);
+		if (s1 != c->seq) {
+			if (c->seq == cs)
+				return 0;
+			/* Reused (overwrite mode), or a descriptor that lies. */
+			page_gone(c, !(s1 & IVRING_DESC_BUSY) && s1 < c->seq);
+			continue;
+		}
+		/* Paired with the writer's store-release of the commit word. */
+		commit = LOAD_ACQ(&((struct ivring_subbuf_hdr *)page)->commit);
+		len = commit & ~(u64)IVRING_COMMIT_FLAGS;
+		if ((commit & ~(u64)IVRING_COMMIT_FLAGS) > r->rec_area) {
+			if (c->seq == cs)
+				return 0;
+			page_gone(c, true);
+			continue;
+		}
+
+		fresh = !c->page_loaded;
+		if (fresh) {
+			memcpy(c->page, page, HDR_SIZE + len);
+			c->page_len = 0;
+		} else if (len > c->page_len) {
+			memcpy(c->page + HDR_SIZE + c->page_len,
+			       page + HDR_SIZE + c->page_len, len - c->page_len);
+		}
+		first = LOAD(&d->first_ticket);
+		dropped = LOAD(&d->dropped);
+		/*
+		 * Paired with the writer's smp_wmb() between marking the slot
+		 * busy and rewriting it: if seq is unchanged now, nothing we
+		 * copied was rewritten.
+		 */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = LOAD(&d->seq);
+		if (s2 != c->seq) {
+			page_gone(c, true);
+			continue;
+		}
+
+		if (len > c->page_len)
+			c->page_len = len;
+		c->page_final = c->seq < cs;
+		c->page_loaded = true;
+		if (fresh)
+			enter_page(r, cpu, first, dropped);
+		return 1;
+	}
+	return 0;
+}
+
+int ivr_cpu_peek(struct ivring *r, u32 cpu)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+	u32 rounds, max_rounds = 2 * r->hdr.nr_subbufs + 4;
+
+	if (c->have_ev)
+		return 1;
+	for (rounds = 0; rounds < max_rounds; rounds++) {
+		u32 had;
+
+		if (!c->page_loaded && !load_page(r, cpu))
+			return 0;
+		if (!c->page_bad) {
+			int ret = parse(r, cpu);
+
+			if (ret > 0)
+				return 1;
+			if (ret < 0) {
+				c->bad_pages++;
+				c->page_bad = true;
+			}
+		}
+		if (!c->page_final) {
+			/* The writer may have appended since we copied. */
+			had = c->page_len;
+			if (!load_page(r, cpu))
+				return 0;
+			if (c->page_loaded && !c->page_final &&
+			    c->page_len == had)
+				return 0;
+			continue;
+		}
+		page_gone(c, false);
+		ivr_cpu_store_pos(r, cpu);
+	}
+	return 0;
+}
+
+void ivr_cpu_take(struct ivring *r, u32 cpu)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+
+	c->off = c->ev_end;
+	c->ts = c->ev_ts;
+	c->ticket++;
+	c->read++;
+	c->pending_lost = 0;
+	c->have_ev = false;
+}
