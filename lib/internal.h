@@ -23,6 +23,16 @@ typedef uint64_t u64;
  */
 #define IVR_PAGE_SLACK		(128 * 1024 + 64)
 
+/*
+ * Orders earlier loads before later ones (the kernel's smp_rmb()).  x86 does
+ * not reorder loads with loads, so only the compiler needs telling.
+ */
+#if defined(__x86_64__)
+#define ivr_rmb()	__asm__ __volatile__("" ::: "memory")
+#else
+#define ivr_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#endif
+
 /* One CPU's read cursor. */
 struct ivr_cpu {
 	bool selected;

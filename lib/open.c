@@ -165,7 +165,7 @@ int ivr_load_header(struct ivring *r)
 		return ivr_err(r, -EAGAIN, "%s: the guest is formatting the segment; try again",
 			       r->path);
 	memcpy(&h, live, sizeof(h));
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	ivr_rmb();
 	gen = __atomic_load_n(&live->generation, __ATOMIC_RELAXED);
 	if (gen != h.generation)
 		return ivr_err(r, -EAGAIN, "%s: the guest re-formatted the segment while we read it; try again",
