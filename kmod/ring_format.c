@@ -115,31 +115,33 @@ int ivring_format(struct ivring_writer *w, void *base,
 	WRITE_ONCE(h->magic, 0);
 	smp_wmb();
 
-	memset(w, 0, sizeof(*w));
-	w->base = base;
-	w->hdr = h;
-	w->generation = generation;
-	w->mode = p->mode;
-	w->nr_cpus = p->nr_cpus;
-	w->nr_subbufs = lay.nr_subbufs;
-	w->subbuf_size = p->subbuf_size;
-	w->rec_area = p->subbuf_size - sizeof(struct ivring_subbuf_hdr);
-	w->max_payload = w->rec_area - 8;
-	w->slot_magic = ~0ULL / w->nr_subbufs + 1;
-	w->cpus = cpus;
-	w->slots = slots;
-	w->host = (struct ivring_host *)(w->base + lay.host_offset);
-	w->fmt = (struct ivring_format_area *)(w->base + lay.format_offset);
+	*w = (struct ivring_writer){
+		.base = base,
+		.hdr = h,
+		.host = (struct ivring_host *)((u8 *)base + lay.host_offset),
+		.fmt = (struct ivring_format_area *)((u8 *)base +
+						     lay.format_offset),
+		.generation = generation,
+		.mode = p->mode,
+		.nr_cpus = p->nr_cpus,
+		.nr_subbufs = lay.nr_subbufs,
+		.subbuf_size = p->subbuf_size,
+		.rec_area = p->subbuf_size - sizeof(struct ivring_subbuf_hdr),
+		.max_payload = p->subbuf_size -
+			       sizeof(struct ivring_subbuf_hdr) - 8,
+		.slot_magic = ~0ULL / lay.nr_subbufs + 1,
+		.cpus = cpus,
+		.slots = slots,
+#ifndef __KERNEL__
+		.clock = w->clock,	/* a test's clock survives formatting */
+#endif
+	};
 
 	/* Everything but the host's area; the host owns that (invariant 3). */
 	memset(w->base + sizeof(*h), 0, lay.host_offset - sizeof(*h));
 	memset(w->base + lay.data_offset, 0, lay.data_size);
 
-	now = ivr_clock_mono();
-#ifndef __KERNEL__
-	if (w->clock)
-		now = w->clock();
-#endif
+	now = ivring_clock(w);
 	for (cpu = 0; cpu < w->nr_cpus; cpu++) {
 		struct ivring_writer_cpu *c = &cpus[cpu];
 		struct ivring_subbuf_hdr *page;

@@ -62,15 +62,6 @@ static inline u8 *records_of(struct ivring_subbuf_hdr *page)
 	return (u8 *)(page + 1);
 }
 
-static inline u64 clock_now(const struct ivring_writer *w)
-{
-#ifndef __KERNEL__
-	if (w->clock)
-		return w->clock();
-#endif
-	return ivr_clock_mono();
-}
-
 static inline void put_u32(u8 *p, u32 v)
 {
 	memcpy(p, &v, sizeof(v));
@@ -199,7 +190,7 @@ void *ivring_reserve(struct ivring_writer *w, unsigned int cpu, u32 len)
 	for (;;) {
 		u64 tail = READ_ONCE(c->tail);
 		u64 last = READ_ONCE(c->last_ts);
-		u64 ts = clock_now(w);
+		u64 ts = ivring_clock(w);
 		u32 off = tail_off(tail);
 		u64 delta;
 		u32 need;

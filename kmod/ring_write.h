@@ -102,6 +102,15 @@ void ivring_commit(struct ivring_writer *w, unsigned int cpu);
 int ivring_write(struct ivring_writer *w, unsigned int cpu,
 		 const void *payload, u32 len);
 
+static inline u64 ivring_clock(const struct ivring_writer *w)
+{
+#ifndef __KERNEL__
+	if (w->clock)
+		return w->clock();
+#endif
+	return ivr_clock_mono();
+}
+
 /* Bytes a record with a payload of @len takes, and its type_len. */
 static inline u32 ivring_record_len(u32 len, u32 *type_len)
 {

@@ -72,6 +72,10 @@ struct ivring {
 	int last_cpu;			/* cpu of the last event ivring__next returned */
 	u32 idle_polls;
 	struct tep_handle *tep;		/* formats of this generation */
+	u32 nr_formats;			/* events in tep (formats.c) */
+	u32 bad_formats;		/* format records skipped as invalid */
+	u32 raw_formats;		/* print fmt not provably safe: fields only */
+	u32 nr_comms;			/* pids whose comm render.c learned */
 	u8 *scratch;			/* payload copy + IVR_PAGE_SLACK zeros */
 	size_t scratch_len;
 	char err[512];

@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * ivring-read: print the trace events of an ivring segment as trace-cmd
+ * report prints a trace.dat, from the host, while the guest runs or after
+ * it died.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/ivring.h>
+#include "libivring.h"
+
+#define PROG		"ivring-read"
+
+/* Exit codes, as --help documents them. */
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+#define EXIT_SEGMENT	3
+
+/* Idle back-off of --follow: a vCPU may sit mid-write, so never spin. */
+#define BACKOFF_MIN_NS	50000ULL
+#define BACKOFF_MAX_NS	10000000ULL
+/* How long open waits for a guest that is formatting the segment. */
+#define OPEN_RETRY_NS	2000000000ULL
+
+#define MAX_PATTERNS	64
+#define NR_TYPES	65536
+
+struct read_opts {
+	const char *path;
+	const char *output;
+	const char *patterns[MAX_PATTERNS];
+	unsigned int nr_patterns;
+	unsigned long *cpus;	/* bitmap of --cpu, NULL: all */
+	unsigned int max_cpu;	/* highest CPU named in --cpu */
+	bool follow;
+	bool peek;
+	bool stats;
+};
+
+struct read_counts {
+	uint64_t events;	/* returned by the library */
+	uint64_t printed;
+	uint64_t lost;
+	uint64_t bytes;		/* payload bytes of the events returned */
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: " PROG " [options] /dev/shm/NAME | NAME\n"
+"Print the trace events of an ivring segment, as trace-cmd report does.\n"
+"By default the events read are consumed: the guest may reuse their space.\n"
+"\n"
+"  -f, --follow          keep reading new events until Ctrl-C or SIGTERM;\n"
+"                        follows the segment across guest reboots\n"
+"  -e, --event SYS:EVENT print only these events; SYS:*, EVENT, SYS or *\n"
+"                        also match; repeatable\n"
+"  -C, --cpu LIST        read only these CPUs: N, N-M, comma-separated;\n"
+"                        repeatable\n"
+"  -o, --output FILE     write the events to FILE instead of stdout\n"
+"  -p, --peek            snapshot: consume nothing, write nothing to the\n"
+"                        segment (implied when the file is read-only)\n"
+"  -s, --stats           at the end, print per-CPU statistics to stderr in\n"
+"                        the wording of tracefs per_cpu/cpuN/stats\n"
+"  -h, --help            this text\n"
+"\n"
+"A line \"CPU:N [LOST K EVENTS]\" precedes the first event read after K\n"
+"events of CPU N were lost.  At the end, a summary goes to stderr.\n"
+"\n"
+"Exit status:\n"
+"  0  success\n"
+"  1  runtime error (missing file, permission, I/O, out of memory)\n"
+"  2  usage error (bad option, CPU or event that the segment does not have)\n"
+"  3  not a usable ivring segment: no magic, unsupported ABI, truncated or\n"
+"     inconsistent layout\n");
+}
+
+static void cpu_set(struct read_opts *o, unsigned long cpu)
+{
+	const unsigned int bits = 8 * sizeof(*o->cpus);
+
+	o->cpus[cpu / bits] |= 1UL << (cpu % bits);
+	if (cpu > o->max_cpu)
+		o->max_cpu = cpu;
+}
+
+static bool cpu_isset(const struct read_opts *o, unsigned int cpu)
+{
+	const unsigned int bits = 8 * sizeof(*o->cpus);
+
+	return !o->cpus || (cpu < IVRING_NR_CPUS_MAX &&
+			    (o->cpus[cpu / bits] >> (cpu % bits)) & 1);
+}
+
+static bool parse_cpu(const char *s, unsigned long *v, char **end)
+{
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*v = strtoul(s, end, 10);
+	return !errno && *v < IVRING_NR_CPUS_MAX;
+}
+
+/* "0,2-3": false on a malformed list or a CPU beyond the ABI's limit. */
+static bool parse_cpu_list(struct read_opts *o, const char *arg)
+{
+	const char *s = arg;
+	unsigned long a, b;
+	char *end;
+
+	if (!o->cpus) {
+		o->cpus = calloc(IVRING_NR_CPUS_MAX / 8, 1);
+		if (!o->cpus)
+			return false;
+	}
+	for (;;) {
+		if (!parse_cpu(s, &a, &end))
+			return false;
+		b = a;
+		if (*end == '-' && (!parse_cpu(end + 1, &b, &end) || b < a))
+			return false;
+		for (; a <= b; a++)
+			cpu_set(o, a);
+		if (!*end)
+			return true;
+		if (*end != ',')
+			return false;
+		s = end + 1;
+	}
+}
+
+static void parse_args(int argc, char **argv, struct read_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "follow", no_argument, NULL, 'f' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "peek", no_argument, NULL, 'p' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "fe:C:o:psh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o->follow = true;
+			break;
+		case 'e':
+			if (o->nr_patterns == MAX_PATTERNS) {
+				warn("more than %d -e options", MAX_PATTERNS);
+				exit(EXIT_USAGE);
+			}
+			o->patterns[o->nr_patterns++] = optarg;
+			break;
+		case 'C':
+			if (!parse_cpu_list(o, optarg)) {
+				warn("--cpu '%s': expected N, N-M or a comma-separated list of them, below %d",
+				     optarg, IVRING_NR_CPUS_MAX);
+				exit(EXIT_USAGE);
+			}
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'p':
+			o->peek = true;
+			break;
+		case 's':
+			o->stats = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Try '" PROG " --help' for more information.\n");
+			exit(EXIT_USAGE);
+		}
+	}
+	if (optind != argc - 1) {
+		warn(optind == argc ? "no segment given" :
+		     "one segment at a time; got '%s' and more", argv[optind]);
+		fprintf(stderr, "Try '" PROG " --help' for more information.\n");
+		exit(EXIT_USAGE);
+	}
+	o->path = argv[optind];
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
+
+	nanosleep(&ts, NULL);	/* a signal cuts it short: we check the flag */
+}
+
+static int open_exit_code(int err)
+{
+	switch (err) {
+	case -ENOTTY:
+	case -EPROTONOSUPPORT:
+	case -EFBIG:
+	case -EINVAL:
+		return EXIT_SEGMENT;
+	default:
+		return EXIT_RUNTIME;
+	}
+}
+
+static int open_segment(const struct read_opts *o, struct ivring **r)
+{
+	char err[512] = "";
+	struct ivring_open_opts oo = {
+		.sz = sizeof(oo),
+		.flags = o->peek ? IVRING_OPEN_PEEK : 0,
+		.errbuf = err,
+		.errbuf_len = sizeof(err),
+	};
+	uint64_t deadline = now_ns() + OPEN_RETRY_NS;
+	int ret;
+
+	/* A guest that is formatting the segment is done within moments. */
+	while ((ret = ivring__open(o->path, &oo, r)) == -EAGAIN &&
+	       now_ns() < deadline && !stop_requested)
+		sleep_ns(BACKOFF_MAX_NS);
+	if (ret) {
+		warn("%s", err[0] ? err : strerror(-ret));
+		return open_exit_code(ret);
+	}
+	return 0;
+}
+
+/*
+ * The event ids that -e selects, in this generation's formats.  Returns
+ * false when a pattern matches nothing, naming it.
+ */
+static bool build_filter(struct ivring *r, const struct read_opts *o,
+			 uint8_t *want, bool quiet)
+{
+	uint16_t *ids = malloc(NR_TYPES * sizeof(*ids));
+	bool ok = true;
+	unsigned int i;
+	int n, j;
+
+	if (!ids) {
+		warn("out of memory");
+		return false;
+	}
+	memset(want, 0, NR_TYPES / 8);
+	for (i = 0; i < o->nr_patterns; i++) {
+		n = ivring__match_events(r, o->patterns[i], ids, NR_TYPES);
+		if (n <= 0) {
+			if (!quiet)
+				warn("-e '%s' matches no event format in the segment (%d formats); try -e '*'",
+				     o->patterns[i], ivring__match_events(r, "*", NULL, 0));
+			ok = false;
+		}
+		for (j = 0; j < n && j < NR_TYPES; j++)
+			want[ids[j] / 8] |= 1U << (ids[j] % 8);
+	}
+	free(ids);
+	return ok;
+}
+
+static int select_cpus(struct ivring *r, const struct read_opts *o)
+{
+	struct ivring_info info = { .sz = sizeof(info) };
+	unsigned int cpu;
+
+	ivring__info(r, &info);
+	if (o->cpus && o->max_cpu >= info.nr_cpus) {
+		warn("--cpu %u: out of range, the segment has %u CPU%s (0-%u)",
+		     o->max_cpu, info.nr_cpus, info.nr_cpus == 1 ? "" : "s",
+		     info.nr_cpus - 1);
+		return EXIT_USAGE;
+	}
+	for (cpu = 0; cpu < info.nr_cpus; cpu++)
+		ivring__select_cpu(r, cpu, cpu_isset(o, cpu));
+	return 0;
+}
+
+static void print_ts(FILE *f, const char *label, uint64_t ns)
+{
+	uint64_t us = (ns + 500) / 1000;
+
+	fprintf(f, "%s %5" PRIu64 ".%06" PRIu64 "\n", label, us / 1000000,
+		us % 1000000);
+}
+
+/* tracefs per_cpu/cpuN/stats wording, plus what only a reader knows. */
+static void print_stats(struct ivring *r, const struct read_opts *o)
+{
+	struct ivring_info info = { .sz = sizeof(info) };
+	unsigned int cpu;
+
+	ivring__info(r, &info);
+	for (cpu = 0; cpu < info.nr_cpus; cpu++) {
+		struct ivring_cpu_stats st = { .sz = sizeof(st) };
+
+		if (!cpu_isset(o, cpu) || ivring__cpu_stats(r, cpu, &st))
+			continue;
+		fprintf(stderr, "CPU %u:\n", cpu);
+		fprintf(stderr, "entries: %" PRIu64 "\n", st.entries);
+		fprintf(stderr, "overrun: %" PRIu64 "\n", st.overrun);
+		fprintf(stderr, "bytes: %" PRIu64 "\n", st.bytes);
+		print_ts(stderr, "oldest event ts:", st.oldest_ts);
+		print_ts(stderr, "now ts:", st.last_ts);
+		fprintf(stderr, "dropped events: %" PRIu64 "\n", st.dropped);
+		fprintf(stderr, "rejected events: %" PRIu64 "\n", st.rejected);
+		fprintf(stderr, "read events: %" PRIu64 "\n", st.read);
+		fprintf(stderr, "unread events: %" PRIu64 "\n", st.unread);
+		fprintf(stderr, "lost events: %" PRIu64 "\n", st.lost);
+		fprintf(stderr, "bad pages: %" PRIu64 "\n", st.bad_pages);
+	}
+}
+
+/* One event: its loss line, then its line unless -e filters it out. */
+static int print_event(struct ivring *r, const struct ivring_event *ev,
+		       const uint8_t *want, FILE *out, char **line,
+		       size_t *line_len, struct read_counts *n)
+{
+	int len;
+
+	n->events++;
+	n->bytes += ev->size;
+	if (ev->lost) {
+		n->lost += ev->lost;
+		fprintf(out, "CPU:%u [LOST %" PRIu64 " EVENTS]\n", ev->cpu,
+			ev->lost);
+	}
+	if (want && !(want[ev->type / 8] & (1U << (ev->type % 8)))) {
+		/* Rendered all the same: it may name a pid's comm. */
+		ivring__snprint(r, ev, NULL, 0);
+		return 0;
+	}
+	len = ivring__snprint(r, ev, *line, *line_len);
+	if (len < 0) {
+		warn("CPU %u: cannot render an event of type %u: %s", ev->cpu,
+		     ev->type, ivring__errmsg(r));
+		return EXIT_RUNTIME;
+	}
+	if ((size_t)len >= *line_len) {
+		char *p = realloc(*line, len + 1);
+
+		if (!p) {
+			warn("out of memory for a %d-byte line", len);
+			return EXIT_RUNTIME;
+		}
+		*line = p;
+		*line_len = len + 1;
+		ivring__snprint(r, ev, *line, *line_len);
+	}
+	fputs(*line, out);
+	putc('\n', out);
+	n->printed++;
+	return 0;
+}
+
+static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
+		     uint8_t *want, struct read_counts *n)
+{
+	struct ivring_info info = { .sz = sizeof(info) };
+	uint64_t backoff = BACKOFF_MIN_NS, gen;
+	size_t line_len = 4096;
+	char *line = malloc(line_len);
+	bool told_stopped = false;
+	struct ivring_event ev;
+	int ret, err = 0;
+
+	if (!line) {
+		warn("out of memory");
+		return EXIT_RUNTIME;
+	}
+	ivring__info(r, &info);
+	gen = info.generation;
+	while (!stop_requested) {
+		ret = ivring__next(r, &ev);
+		if (ret > 0) {
+			backoff = BACKOFF_MIN_NS;
+			told_stopped = false;
+			err = print_event(r, &ev, want, out, &line, &line_len, n);
+			if (err)
+				break;
+			if (ferror(out))
+				break;
+			continue;
+		}
+		if (ret == -ESTALE) {
+			ivring__info(r, &info);
+			warn("segment re-formatted (generation %" PRIu64 " -> %" PRIu64 "), following the new generation",
+			     gen, info.generation);
+			gen = info.generation;
+			if (select_cpus(r, o)) {
+				err = EXIT_USAGE;
+				break;
+			}
+			if (want)
+				build_filter(r, o, want, false);
+			continue;
+		}
+		if (ret < 0 && ret != -EPIPE) {
+			warn("%s", ivring__errmsg(r));
+			err = ret == -EINVAL || ret == -ENOTTY ||
+			      ret == -EPROTONOSUPPORT || ret == -EFBIG ?
+			      EXIT_SEGMENT : EXIT_RUNTIME;
+			break;
+		}
+		/* 0 (nothing yet) or -EPIPE (the writer stopped, all read). */
+		if (!o->follow)
+			break;
+		if (ret == -EPIPE && !told_stopped) {
+			warn("the guest's writer stopped; waiting for a new generation (Ctrl-C to quit)");
+			told_stopped = true;
+		}
+		fflush(out);
+		sleep_ns(backoff);
+		backoff = backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : backoff * 2;
+	}
+	free(line);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct read_opts o = { 0 };
+	struct read_counts n = { 0 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	uint8_t *want = NULL;
+	struct ivring *r = NULL;
+	FILE *out = stdout;
+	int err;
+
+	parse_args(argc, argv, &o);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* A closed pipe ends the output, but not before we flush and count. */
+	signal(SIGPIPE, SIG_IGN);
+
+	err = open_segment(&o, &r);
+	if (err)
+		goto out;
+	err = select_cpus(r, &o);
+	if (err)
+		goto out;
+	if (o.nr_patterns) {
+		want = malloc(NR_TYPES / 8);
+		if (!want) {
+			warn("out of memory");
+			err = EXIT_RUNTIME;
+			goto out;
+		}
+		if (!build_filter(r, &o, want, false)) {
+			err = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (o.output) {
+		out = fopen(o.output, "w");
+		if (!out) {
+			warn("%s: %s", o.output, strerror(errno));
+			out = stdout;
+			err = EXIT_RUNTIME;
+			goto out;
+		}
+	}
+
+	err = read_loop(r, &o, out, want, &n);
+	if (fflush(out) || ferror(out)) {
+		/* A reader that went away (| head) is not an error of ours. */
+		if (errno != EPIPE) {
+			warn("%s: write error: %s", o.output ? o.output : "stdout",
+			     strerror(errno));
+			err = err ?: EXIT_RUNTIME;
+		}
+	}
+	if (o.stats)
+		print_stats(r, &o);
+	fprintf(stderr, PROG ": %" PRIu64 " events read", n.events);
+	if (want)
+		fprintf(stderr, " (%" PRIu64 " printed)", n.printed);
+	fprintf(stderr, ", %" PRIu64 " lost, %" PRIu64 " bytes\n", n.lost,
+		n.bytes);
+out:
+	if (out != stdout && fclose(out) && !err) {
+		warn("%s: %s", o.output, strerror(errno));
+		err = EXIT_RUNTIME;
+	}
+	ivring__close(r);
+	free(want);
+	free(o.cpus);
+	return err;
+}
