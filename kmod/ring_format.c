@@ -69,9 +69,12 @@ int ivring_layout(const struct ivring_params *p, struct ivring_header *h,
 					      sizeof(struct ivring_desc));
 		if (fixed <= p->segment_size)
 			n += (p->segment_size - fixed) / per_step;
+		/* The estimate ignores page rounding: settle it exactly. */
 		while (n > IVRING_NR_SUBBUFS_MIN &&
 		       place_areas(p, n, h) > p->segment_size)
 			n--;
+		while (place_areas(p, n + 1, h) <= p->segment_size)
+			n++;
 	}
 	end = place_areas(p, n, h);
 	*need = end;

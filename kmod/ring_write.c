@@ -200,6 +200,12 @@ void *ivring_reserve(struct ivring_writer *w, unsigned int cpu, u32 len)
 			ts = last;
 		delta = ts - last;
 		need = rlen + (delta > IVRING_TS_DELTA_MAX ? 8 : 0);
+		/*
+		 * A time extend carries 59 bits.  A larger jump starts a new
+		 * page, whose time_stamp is absolute, rather than wrap.
+		 */
+		if (unlikely(delta >> (IVRING_TS_SHIFT + 32)))
+			need = w->rec_area + 1;
 
 		if (likely(off + need <= w->rec_area)) {
 			struct ivring_subbuf_hdr *page;
