@@ -134,27 +134,30 @@ struct ivring_header {
  *		this one is valid up to its commit word.  Store-release by the
  *		writer after the sub-buffer's descriptor and data.
  * @entries:	events committed on this CPU since the segment was formatted.
- * @overrun:	events overwritten before the host consumed them (overwrite).
- * @dropped:	events dropped because no sub-buffer was free (discard), or
- *		because the writer could not pass an uncommitted sub-buffer.
- * @rejected:	events refused because they can never fit a sub-buffer.
  * @bytes:	bytes committed: record headers, payloads and padding.
  * @last_ts:	timestamp of the newest committed event.
- * @reserved:	zero.
+ * @reserved0:	zero.
+ * @dropped:	events dropped because no sub-buffer was free (discard), or
+ *		because the writer could not pass an uncommitted sub-buffer.
+ * @overrun:	events overwritten before the host consumed them (overwrite).
+ * @rejected:	events refused because they can never fit a sub-buffer.
+ * @reserved1:	zero.
  *
- * One CPU's writer updates these; @dropped and @rejected may also change
- * between two publications.  Aligned to two cache lines so that no two
- * CPUs' writers share a line.
+ * The first cache line changes with every publication, the second only on
+ * the loss paths, so that a storm of drops on a full ring does not disturb a
+ * reader polling commit_seq.  One CPU's writer writes both; the struct is two
+ * cache lines so that no two CPUs share one.
  */
 struct ivring_cpu {
 	__u64 commit_seq;
 	__u64 entries;
-	__u64 overrun;
-	__u64 dropped;
-	__u64 rejected;
 	__u64 bytes;
 	__u64 last_ts;
-	__u64 reserved[9];
+	__u64 reserved0[4];
+	__u64 dropped;
+	__u64 overrun;
+	__u64 rejected;
+	__u64 reserved1[5];
 };
 
 /*
@@ -278,5 +281,74 @@ struct ivring_host_cpu {
 	__u64 consumer_pos;
 	__u64 reserved[7];
 };
+
+/*
+ * Every size and offset above, checked wherever this header is compiled: the
+ * module, libivring, the tools (DESIGN.md, invariant 10).
+ */
+#ifndef __cplusplus
+#define __IVRING_OFF(s, f, v) \
+	_Static_assert(__builtin_offsetof(struct s, f) == (v), #s "." #f)
+#define __IVRING_SIZE(s, v) \
+	_Static_assert(sizeof(struct s) == (v), "sizeof(struct " #s ")")
+
+__IVRING_SIZE(ivring_header, 256);
+__IVRING_OFF(ivring_header, abi_major, 8);
+__IVRING_OFF(ivring_header, header_size, 12);
+__IVRING_OFF(ivring_header, segment_size, 16);
+__IVRING_OFF(ivring_header, generation, 24);
+__IVRING_OFF(ivring_header, state, 32);
+__IVRING_OFF(ivring_header, mode, 36);
+__IVRING_OFF(ivring_header, nr_cpus, 40);
+__IVRING_OFF(ivring_header, subbuf_size, 44);
+__IVRING_OFF(ivring_header, nr_subbufs, 48);
+__IVRING_OFF(ivring_header, cpu_size, 52);
+__IVRING_OFF(ivring_header, desc_size, 56);
+__IVRING_OFF(ivring_header, host_cpu_size, 60);
+__IVRING_OFF(ivring_header, cpu_offset, 64);
+__IVRING_OFF(ivring_header, desc_offset, 72);
+__IVRING_OFF(ivring_header, format_offset, 80);
+__IVRING_OFF(ivring_header, format_size, 88);
+__IVRING_OFF(ivring_header, host_offset, 96);
+__IVRING_OFF(ivring_header, host_size, 104);
+__IVRING_OFF(ivring_header, data_offset, 112);
+__IVRING_OFF(ivring_header, data_size, 120);
+__IVRING_OFF(ivring_header, clock_id, 128);
+__IVRING_OFF(ivring_header, flags, 132);
+__IVRING_OFF(ivring_header, clock_name, 136);
+__IVRING_OFF(ivring_header, format_time, 152);
+__IVRING_OFF(ivring_header, reserved, 160);
+
+__IVRING_SIZE(ivring_cpu, 2 * IVRING_CACHELINE);
+__IVRING_OFF(ivring_cpu, entries, 8);
+__IVRING_OFF(ivring_cpu, bytes, 16);
+__IVRING_OFF(ivring_cpu, last_ts, 24);
+__IVRING_OFF(ivring_cpu, dropped, IVRING_CACHELINE);
+__IVRING_OFF(ivring_cpu, overrun, IVRING_CACHELINE + 8);
+__IVRING_OFF(ivring_cpu, rejected, IVRING_CACHELINE + 16);
+
+__IVRING_SIZE(ivring_desc, 32);
+__IVRING_OFF(ivring_desc, first_ticket, 8);
+__IVRING_OFF(ivring_desc, dropped, 16);
+__IVRING_OFF(ivring_desc, entries, 24);
+
+__IVRING_SIZE(ivring_subbuf_hdr, 16);
+__IVRING_OFF(ivring_subbuf_hdr, commit, 8);
+
+__IVRING_SIZE(ivring_format_area, 16);
+__IVRING_OFF(ivring_format_area, used, 4);
+
+__IVRING_SIZE(ivring_format, 16);
+__IVRING_OFF(ivring_format, id, 4);
+__IVRING_OFF(ivring_format, sys_len, 6);
+__IVRING_OFF(ivring_format, text_len, 8);
+
+__IVRING_SIZE(ivring_host, 2 * IVRING_CACHELINE);
+__IVRING_OFF(ivring_host, heartbeat, 8);
+__IVRING_OFF(ivring_host, reader_pid, 16);
+__IVRING_OFF(ivring_host, sync_request, IVRING_CACHELINE);
+
+__IVRING_SIZE(ivring_host_cpu, IVRING_CACHELINE);
+#endif /* !__cplusplus */
 
 #endif /* _UAPI_LINUX_IVRING_H */
