@@ -87,6 +87,69 @@ static const char *check_text(const char *t, u32 len)
 	return NULL;
 }
 
+/* The name that a "field:" line declares: the identifier before [ or ;. */
+static bool field_name(const char *line, const char *end, const char **name,
+		       size_t *len)
+{
+	const char *semi = memchr(line, ';', end - line), *p;
+
+	if (!semi)
+		return false;
+	p = memchr(line, '[', semi - line);
+	p = p ? p : semi;
+	while (p > line && p[-1] == ' ')
+		p--;
+	*len = 0;
+	while (p > line && ident_char(p[-1])) {
+		p--;
+		(*len)++;
+	}
+	*name = p;
+	return *len > 0;
+}
+
+static bool declares(const char *t, const char *end, const char *name,
+		     size_t len)
+{
+	const char *p = t, *fname;
+	size_t flen;
+
+	while ((p = memmem(p, end - p, "field:", 6))) {
+		const char *eol = memchr(p, '\n', end - p);
+
+		eol = eol ? eol : end;
+		if (field_name(p + 6, eol, &fname, &flen) && flen == len &&
+		    !memcmp(fname, name, len))
+			return true;
+		p = eol;
+	}
+	return false;
+}
+
+/*
+ * Every REC->name in the print format must be a declared field:
+ * libtraceevent 1.7.1 dereferences NULL in __print_flags() of an unknown
+ * one, during tep_parse_format() itself.
+ */
+static const char *check_rec_refs(const char *t, u32 len)
+{
+	const char *end = t + len, *p = memmem(t, len, "print fmt:", 10);
+	unsigned int refs = 0;
+
+	while (p && (p = memmem(p, end - p, "REC->", 5))) {
+		const char *name = p + 5;
+
+		p = name;
+		while (p < end && ident_char(*p))
+			p++;
+		if (++refs > 4096)
+			return "has too many field references";
+		if (!declares(t, end, name, p - name))
+			return "prints a field it does not declare";
+	}
+	return NULL;
+}
+
 static const char *check_fields(struct tep_format_field *f, int *count)
 {
 	for (; f; f = f->next) {
@@ -414,6 +477,8 @@ static int load_records(struct ivring *r, struct fmt_copy *c,
 			memcpy(text, c->rec + off + sizeof(f) + f.sys_len, f.text_len);
 			text[f.text_len] = '\0';
 			why = check_text(text, f.text_len);
+			if (!why)
+				why = check_rec_refs(text, f.text_len);
 		}
 		if (!why && !strcmp(sys, "ftrace"))
 			/* libtraceevent special-cases ftrace's own events. */
