@@ -10,6 +10,8 @@
 #include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/ktime.h>
+#include <linux/mmdebug.h>	/* VM_BUG_ON in cmpxchg_double_local */
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>

@@ -1,0 +1,351 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# SPDX-FileCopyrightText: 2026 The ivring authors
+#
+# ivring: build, test and install the host side; build the guest module.
+#
+#   make [all]        libivring (.so, .a, .pc) and the tools, into build/
+#   make check        every variant, then selftests/run_tests.sh
+#                     (TESTS='pattern ...' runs only the matching tests)
+#   make bench        build and run selftests/bench_*.c
+#   make demo         ivring-gen writes a segment, ivring-read follows it
+#   make module       ivring.ko through Kbuild, against KDIR, into build/module/
+#   make install      prefix, DESTDIR, libdir, includedir, bindir
+#   make deps         install every Debian package the project needs (root)
+#   make clean
+#   V=1 shows the commands.  WERROR=0 turns warnings back into warnings.
+#
+# Nothing lists source files: lib/*.c is the library; kmod/ring_write.c and
+# kmod/ring_format.c are the shared writer; tools/ivring-*.c are programs and
+# the other tools/*.c helper objects; selftests/test_*.c are tests,
+# selftests/bench_*.c benchmarks, and the other selftests/*.c are helper
+# programs (if they define main()) or helper objects linked into the tests.
+#
+# Userspace variants, each in build/<variant>/ with its own objects, archives,
+# tools and tests: plain, asan (ASan + UBSan) and tsan.  The installable
+# library and tools in build/lib and build/tools use the plain flags.
+
+VERSION		:= 1.0.0
+SOVERSION	:= 1
+
+prefix		?= /usr/local
+exec_prefix	?= $(prefix)
+bindir		?= $(exec_prefix)/bin
+libdir		?= $(exec_prefix)/lib
+includedir	?= $(prefix)/include
+DESTDIR		?=
+
+CC		?= gcc
+AR		?= ar
+PKG_CONFIG	?= pkg-config
+INSTALL		?= install
+
+B		:= build
+KSFT_DIR	:= $(B)/kselftest
+LINUX_SOURCE	?= /usr/src/linux-source-6.1.tar.xz
+
+# The guest kernel's headers: Debian's newest, else the running kernel's.
+KDIR		?= $(or $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))), \
+			/lib/modules/$(shell uname -r)/build)
+
+ifeq ($(V),1)
+Q		:=
+msg		:=
+else
+Q		:= @
+msg		= @printf '  %-8s %s\n' '$(1)' '$(2)';
+endif
+
+# --- flags ----------------------------------------------------------------
+
+CFLAGS		?= -O2 -g
+WERROR		?= 1
+WARNINGS	:= -Wall -Wextra -Wshadow -Wno-unused-parameter
+ifeq ($(WERROR),1)
+WARNINGS	+= -Werror
+endif
+BASE_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE $(WARNINGS) -MMD -MP
+
+TEP_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags libtraceevent 2>/dev/null)
+TEP_LIBS	:= $(or $(shell $(PKG_CONFIG) --libs libtraceevent 2>/dev/null),-ltraceevent)
+LIBS		:= $(TEP_LIBS) -lpthread
+
+# Who may include whom (DESIGN.md, "Layout"): one include path per folder.
+lib_INC		:= -Iinclude/uapi -Ilib $(TEP_CFLAGS) -fvisibility=hidden
+kmod_INC	:= -Iinclude/uapi -Ikmod
+tools_INC	:= -Iinclude/uapi -Ilib -Ikmod -Itools $(TEP_CFLAGS)
+selftests_INC	:= -Iinclude/uapi -Ilib -Ikmod -Itools -Iselftests \
+		   -isystem $(KSFT_DIR) $(TEP_CFLAGS)
+
+VARIANTS	:= plain asan tsan
+plain_CFLAGS	:= $(CFLAGS)
+plain_LDFLAGS	:=
+asan_CFLAGS	:= -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+		   -fno-sanitize-recover=all
+asan_LDFLAGS	:= -fsanitize=address,undefined
+tsan_CFLAGS	:= -O1 -g -fsanitize=thread
+tsan_LDFLAGS	:= -fsanitize=thread
+
+# --- sources --------------------------------------------------------------
+
+LIB_SRCS	:= $(sort $(wildcard lib/*.c))
+WRITER_SRCS	:= kmod/ring_write.c kmod/ring_format.c
+TOOL_PROGS	:= $(patsubst tools/%.c,%,$(sort $(wildcard tools/ivring-*.c)))
+TOOL_HELPERS	:= $(filter-out tools/ivring-%.c,$(sort $(wildcard tools/*.c)))
+TESTS_C		:= $(patsubst selftests/%.c,%,$(sort $(wildcard selftests/test_*.c)))
+BENCHES		:= $(patsubst selftests/%.c,%,$(sort $(wildcard selftests/bench_*.c)))
+ST_OTHER	:= $(filter-out selftests/test_%.c selftests/bench_%.c, \
+			$(sort $(wildcard selftests/*.c)))
+ST_PROGS_C	:= $(if $(ST_OTHER),$(shell grep -lw '^int main' $(ST_OTHER)))
+ST_PROGS	:= $(patsubst selftests/%.c,%,$(ST_PROGS_C))
+ST_HELPERS	:= $(filter-out $(ST_PROGS_C),$(ST_OTHER))
+
+# --- per-variant rules ----------------------------------------------------
+
+# $(1): variant.  Archives are listed so that each may use those after it.
+define variant_rules
+$(1)_LIB_A	:= $(B)/$(1)/libivring.a
+$(1)_WRITER_A	:= $(B)/$(1)/libivring-writer.a
+$(1)_TOOLS_A	:= $(B)/$(1)/libivring-tools.a
+$(1)_ST_A	:= $(B)/$(1)/libivring-selftests.a
+$(1)_LIB_OBJS	:= $(LIB_SRCS:%.c=$(B)/$(1)/%.o)
+$(1)_WRITER_OBJS := $(WRITER_SRCS:%.c=$(B)/$(1)/%.o)
+$(1)_TOOLS_OBJS	:= $(TOOL_HELPERS:%.c=$(B)/$(1)/%.o)
+$(1)_ST_OBJS	:= $(ST_HELPERS:%.c=$(B)/$(1)/%.o)
+$(1)_TOOLS	:= $(TOOL_PROGS:%=$(B)/$(1)/tools/%)
+$(1)_TESTS	:= $(TESTS_C:%=$(B)/$(1)/selftests/%)
+$(1)_HELPERS	:= $(ST_PROGS:%=$(B)/$(1)/helpers/%)
+$(1)_BENCHES	:= $(BENCHES:%=$(B)/$(1)/selftests/%)
+$(1)_ARCHIVES	:= $$($(1)_TOOLS_A) $$($(1)_WRITER_A) $$($(1)_LIB_A)
+
+$(B)/$(1)/lib/%.o: lib/%.c
+	$$(call msg,CC,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$$(CC) $$($(1)_CFLAGS) $$(BASE_CFLAGS) $$(lib_INC) -c -o $$@ $$<
+
+$(B)/$(1)/kmod/%.o: kmod/%.c
+	$$(call msg,CC,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$$(CC) $$($(1)_CFLAGS) $$(BASE_CFLAGS) $$(kmod_INC) -c -o $$@ $$<
+
+$(B)/$(1)/tools/%.o: tools/%.c
+	$$(call msg,CC,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$$(CC) $$($(1)_CFLAGS) $$(BASE_CFLAGS) $$(tools_INC) -c -o $$@ $$<
+
+$(B)/$(1)/selftests/%.o: selftests/%.c $(KSFT_DIR)/kselftest_harness.h \
+			 $(KSFT_DIR)/kselftest.h
+	$$(call msg,CC,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$$(CC) $$($(1)_CFLAGS) $$(BASE_CFLAGS) $$(selftests_INC) -c -o $$@ $$<
+
+$$($(1)_LIB_A): $$($(1)_LIB_OBJS)
+$$($(1)_WRITER_A): $$($(1)_WRITER_OBJS)
+$$($(1)_TOOLS_A): $$($(1)_TOOLS_OBJS)
+$$($(1)_ST_A): $$($(1)_ST_OBJS)
+
+$$($(1)_TOOLS): $(B)/$(1)/tools/%: $(B)/$(1)/tools/%.o $$($(1)_ARCHIVES)
+	$$(call msg,LD,$$@)
+	$(Q)$$(CC) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+
+$$($(1)_TESTS) $$($(1)_BENCHES): $(B)/$(1)/selftests/%: $(B)/$(1)/selftests/%.o \
+		$$($(1)_ST_A) $$($(1)_ARCHIVES)
+	$$(call msg,LD,$$@)
+	$(Q)$$(CC) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+
+$$($(1)_HELPERS): $(B)/$(1)/helpers/%: $(B)/$(1)/selftests/%.o \
+		$$($(1)_ST_A) $$($(1)_ARCHIVES)
+	$$(call msg,LD,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$$(CC) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+
+.PHONY: variant-$(1)
+variant-$(1): $$($(1)_TOOLS) $$($(1)_TESTS) $$($(1)_HELPERS)
+
+DEPS += $$(patsubst %.o,%.d,$$($(1)_LIB_OBJS) $$($(1)_WRITER_OBJS) \
+	$$($(1)_TOOLS_OBJS) $$($(1)_ST_OBJS)) \
+	$$(patsubst %,%.d,$$($(1)_TOOLS) $$($(1)_TESTS) $$($(1)_BENCHES)) \
+	$$(ST_PROGS:%=$(B)/$(1)/selftests/%.d)
+endef
+
+$(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
+
+# Archives may be empty (no helper objects yet): ar then writes an empty one.
+$(B)/%.a:
+	$(call msg,AR,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+# --- the installable library and tools -----------------------------------
+
+SO_NAME		:= libivring.so.$(SOVERSION)
+SO_FILE		:= $(B)/lib/libivring.so.$(VERSION)
+PIC_OBJS	:= $(LIB_SRCS:lib/%.c=$(B)/lib/%.o)
+LIB_A		:= $(B)/lib/libivring.a
+PC_FILE		:= $(B)/lib/ivring.pc
+TOOLS		:= $(TOOL_PROGS:%=$(B)/tools/%)
+DEPS		+= $(PIC_OBJS:%.o=%.d)
+
+$(B)/lib/%.o: lib/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) $(lib_INC) -fPIC -c -o $@ $<
+
+$(SO_FILE): $(PIC_OBJS) lib/libivring.map
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -fPIC -Wl,-soname,$(SO_NAME) \
+		-Wl,--version-script=lib/libivring.map -Wl,--no-undefined \
+		-o $@ $(PIC_OBJS) $(LIBS)
+	$(Q)ln -sf $(notdir $@) $(B)/lib/$(SO_NAME)
+	$(Q)ln -sf $(SO_NAME) $(B)/lib/libivring.so
+
+$(LIB_A): $(PIC_OBJS)
+
+# The .pc file names the install directories: remade when they change.
+PC_VARS		:= $(prefix):$(exec_prefix):$(libdir):$(includedir):$(VERSION)
+$(B)/lib/pc-vars: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)echo '$(PC_VARS)' | cmp -s - $@ || echo '$(PC_VARS)' > $@
+
+$(PC_FILE): lib/ivring.pc.in $(B)/lib/pc-vars
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)sed -e 's|@prefix@|$(prefix)|g' -e 's|@exec_prefix@|$(exec_prefix)|g' \
+		-e 's|@libdir@|$(libdir)|g' -e 's|@includedir@|$(includedir)|g' \
+		-e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# The tools use the plain variant's objects with the installable library.
+$(TOOLS): $(B)/tools/%: $(B)/plain/tools/%.o $(plain_TOOLS_A) $(plain_WRITER_A) $(LIB_A)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# --- the kselftest harness, from Debian's linux-source-6.1 ----------------
+
+KSFT_MEMBERS	:= $(addprefix linux-source-6.1/tools/testing/selftests/, \
+			kselftest_harness.h kselftest.h)
+
+$(KSFT_DIR)/kselftest_harness.h:
+	$(call msg,TAR,$(KSFT_DIR))
+	$(Q)test -r $(LINUX_SOURCE) || { echo "$(LINUX_SOURCE) is missing;" \
+		"install linux-source-6.1 (make deps)" >&2; exit 1; }
+	$(Q)mkdir -p $(KSFT_DIR)
+	$(Q)tar -xJmf $(LINUX_SOURCE) -C $(KSFT_DIR) --strip-components=4 \
+		$(KSFT_MEMBERS)
+
+$(KSFT_DIR)/kselftest.h: $(KSFT_DIR)/kselftest_harness.h
+
+# --- top-level targets ----------------------------------------------------
+
+.DEFAULT_GOAL	:= all
+.PHONY: all lib tools variants check check-build bench demo install uninstall \
+	clean deps module module-clean FORCE
+
+all: lib tools
+
+lib: $(SO_FILE) $(LIB_A) $(PC_FILE)
+
+tools: $(TOOLS)
+
+variants: $(addprefix variant-,$(VARIANTS))
+
+# Build with -k so that one broken file still lets every other test run; the
+# runner then counts the failed build once, and each missing program.
+check: FORCE
+	$(Q)build_ok=1; \
+	$(MAKE) --no-print-directory -k check-build || build_ok=0; \
+	IVRING_BUILD_ROOT='$(abspath $(B))' IVRING_BUILD_OK=$$build_ok \
+	IVRING_VARIANTS='$(VARIANTS)' TESTS='$(TESTS)' \
+		selftests/run_tests.sh
+
+# The recipe keeps make from saying "Nothing to be done".
+check-build: all variants
+	@:
+
+bench: $(plain_BENCHES)
+	$(Q)set -e; \
+	if [ -z '$(plain_BENCHES)' ]; then echo 'no selftests/bench_*.c'; fi; \
+	for b in $(plain_BENCHES); do \
+		echo "== $$b"; \
+		$$b; \
+	done
+
+# ivring-gen stands in for the guest: two writer threads with nested writes
+# from a timer signal, into /dev/shm/$(DEMO_SHM); ivring-read follows it.
+DEMO_SHM	?= ivring-demo
+DEMO_SECONDS	?= 5
+
+demo: all
+	$(Q)set -e; shm=/dev/shm/$(DEMO_SHM); rm -f $$shm; \
+	$(B)/tools/ivring-gen --cpus 2 --nested=200 --rate 1000 \
+		--keep-running $(DEMO_SHM) & gen=$$!; \
+	trap 'kill $$gen 2>/dev/null; wait $$gen 2>/dev/null; rm -f $$shm' EXIT; \
+	for i in 1 2 3 4 5 6 7 8 9 10; do [ -e $$shm ] && break; sleep 0.2; done; \
+	sleep 0.5; \
+	echo "== ivring-read --follow --stats $$shm, for $(DEMO_SECONDS) s"; \
+	timeout -s INT $(DEMO_SECONDS) $(B)/tools/ivring-read --follow --stats \
+		$(DEMO_SHM) | awk 'NR <= 20 { print; next } \
+			{ n++ } END { if (n) printf("... and %d more events\n", n) }'
+
+install: all
+	$(INSTALL) -D -m 644 $(SO_FILE) $(DESTDIR)$(libdir)/$(notdir $(SO_FILE))
+	ln -sf $(notdir $(SO_FILE)) $(DESTDIR)$(libdir)/$(SO_NAME)
+	ln -sf $(SO_NAME) $(DESTDIR)$(libdir)/libivring.so
+	$(INSTALL) -D -m 644 $(LIB_A) $(DESTDIR)$(libdir)/libivring.a
+	$(INSTALL) -D -m 644 $(PC_FILE) $(DESTDIR)$(libdir)/pkgconfig/ivring.pc
+	$(INSTALL) -D -m 644 lib/libivring.h $(DESTDIR)$(includedir)/libivring.h
+	$(INSTALL) -D -m 644 include/uapi/linux/ivring.h \
+		$(DESTDIR)$(includedir)/linux/ivring.h
+	$(foreach t,$(TOOLS),$(INSTALL) -D -m 755 $(t) $(DESTDIR)$(bindir)/$(notdir $(t));)
+
+uninstall:
+	rm -f $(DESTDIR)$(libdir)/$(notdir $(SO_FILE)) \
+		$(DESTDIR)$(libdir)/$(SO_NAME) $(DESTDIR)$(libdir)/libivring.so \
+		$(DESTDIR)$(libdir)/libivring.a \
+		$(DESTDIR)$(libdir)/pkgconfig/ivring.pc \
+		$(DESTDIR)$(includedir)/libivring.h \
+		$(DESTDIR)$(includedir)/linux/ivring.h \
+		$(addprefix $(DESTDIR)$(bindir)/,$(TOOL_PROGS))
+
+clean:
+	rm -rf $(B)
+
+# Every Debian package that building, checking and the VM tests need.
+DEB_PKGS	:= build-essential make pkg-config xz-utils libtraceevent-dev \
+		   liburcu-dev linux-source-6.1 babeltrace2 trace-cmd \
+		   qemu-system-x86 busybox-static linux-headers-amd64 \
+		   linux-image-amd64
+SUDO		:= $(if $(filter 0,$(shell id -u)),,sudo)
+
+deps:
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		-o Dpkg::Options::=--force-confdef \
+		-o Dpkg::Options::=--force-confold $(DEB_PKGS)
+
+# --- the guest module -----------------------------------------------------
+
+# Kbuild writes its objects next to the sources, and 6.1 has no separate
+# output directory for external modules, so it builds in build/module/: a
+# tree of symbolic links to Kbuild, include/ and kmod/*.[ch].
+MOD_DIR		:= $(abspath $(B)/module)
+
+module: FORCE
+	$(Q)mkdir -p $(MOD_DIR)/kmod
+	$(Q)find $(MOD_DIR)/kmod -maxdepth 1 -type l -delete
+	$(Q)ln -sfn $(CURDIR)/Kbuild $(MOD_DIR)/Kbuild
+	$(Q)ln -sfn $(CURDIR)/include $(MOD_DIR)/include
+	$(Q)for f in $(wildcard $(CURDIR)/kmod/*.[ch]); do \
+		ln -sf $$f $(MOD_DIR)/kmod/; \
+	done
+	$(Q)test -r $(KDIR)/Makefile || { echo "no kernel headers in" \
+		"KDIR=$(KDIR); install linux-headers-amd64 (make deps)" >&2; \
+		exit 1; }
+	$(MAKE) -C $(KDIR) M=$(MOD_DIR) modules
+
+module-clean: FORCE
+	rm -rf $(MOD_DIR)
+
+FORCE:
+
+-include $(DEPS)

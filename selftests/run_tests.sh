@@ -1,0 +1,250 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# SPDX-FileCopyrightText: 2026 The ivring authors
+#
+# Run ivring's tests, as `make check` does after it has built every variant:
+#
+#   every selftests/test_*.c program under plain and asan (ASan + UBSan),
+#   the concurrent ones, selftests/test_mt_*.c, under tsan too,
+#   every selftests/test_*.sh once, with the plain build,
+#   and a check that libivring exports exactly the IVRING_API functions.
+#
+# Each prints "ok <variant>/<test>" or "not ok <variant>/<test>" with the
+# tail of its log, build/logs/<variant>/<test>.log.  A sanitizer report in
+# the log fails a test even if it exited 0; exit code 4 (KSFT_SKIP) skips it.
+# The last line is "N passed, N failed" (", N skipped" when some were), and
+# the exit status is 1 if anything failed.
+#
+# Environment:
+#   IVRING_BUILD_ROOT  the build directory (default: build/ beside selftests/)
+#   IVRING_VARIANTS    variants to run (default: "plain asan tsan")
+#   IVRING_BUILD_OK    0 if the build before us failed: counted as a failure
+#   TESTS              space-separated patterns; a test runs if its name
+#                      contains one (shell globs allowed: 'test_mt_*')
+#   TEST_TIMEOUT       seconds per test (default 600)
+#
+# The scripts get IVRING_BUILD, IVRING_TOOLS and IVRING_HELPERS for the plain
+# variant, IVRING_ASAN_TOOLS and IVRING_ASAN_HELPERS for asan, and one
+# IVRING_<NAME> per helper program (gen_fixed: IVRING_GEN_FIXED).
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=${IVRING_BUILD_ROOT:-$here/../build}
+build=$(cd "$build" 2>/dev/null && pwd) || {
+	echo "run_tests.sh: no build directory $build; run make check" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+}
+variants=${IVRING_VARIANTS:-plain asan tsan}
+patterns=${TESTS:-}
+timeout_s=${TEST_TIMEOUT:-600}
+logs=$build/logs
+
+passed=0
+failed=0
+skipped=0
+
+# Sanitizers: report everything, stop at the first error, keep stacks.
+asan=abort_on_error=0:detect_leaks=1:strict_string_checks=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:-$asan:check_initialization_order=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-second_deadlock_stack=1:history_size=4}
+
+# A sanitizer's report, even from a forked child whose exit code is lost.
+sanitizer_re='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:'
+sanitizer_re+='|WARNING: ThreadSanitizer|FATAL: ThreadSanitizer'
+sanitizer_re+='|ThreadSanitizer: reported'
+
+# TSan cannot run with every layout that high-entropy ASLR gives
+# (vm.mmap_rnd_bits > 28: "FATAL: ThreadSanitizer: unexpected memory
+# mapping"); run its programs with randomization off when we may.
+tsan_prefix=()
+if setarch "$(uname -m)" -R true 2>/dev/null; then
+	tsan_prefix=(setarch "$(uname -m)" -R)
+fi
+
+selected() {
+	local name=$1 p
+
+	[ -z "$patterns" ] && return 0
+	for p in $patterns; do
+		# shellcheck disable=SC2254
+		case $name in
+		*$p*) return 0 ;;
+		esac
+	done
+	return 1
+}
+
+has_variant() {
+	case " $variants " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
+# report NAME STATUS LOG: STATUS is pass, skip or a reason for failure.
+report() {
+	local name=$1 status=$2 log=$3
+
+	case $status in
+	pass)
+		passed=$((passed + 1))
+		echo "ok $name"
+		;;
+	skip)
+		skipped=$((skipped + 1))
+		echo "ok $name # SKIP$(skip_reason "$log")"
+		;;
+	*)
+		failed=$((failed + 1))
+		echo "not ok $name # $status"
+		if [ -s "$log" ]; then
+			echo "# --- last lines of $log"
+			tail -n 40 "$log" | sed 's/^/# /'
+		fi
+		;;
+	esac
+}
+
+skip_reason() {
+	local r
+
+	r=$(grep -m1 -o 'SKIP.*' "$1" 2>/dev/null | sed 's/^SKIP[]:[:space:]]*//')
+	[ -n "$r" ] && echo " $r"
+}
+
+# The session of the test running now, killed if we are interrupted.
+current=
+stop() {
+	# shellcheck disable=SC2046
+	[ -n "$current" ] && kill -KILL $(ps -o pid= -s "$current") 2>/dev/null
+	echo "run_tests.sh: interrupted" >&2
+	exit 130
+}
+trap stop INT TERM HUP
+
+# run VARIANT NAME CMD... PROGRAM: run one test with a timeout, into its log.
+run() {
+	local variant=$1 name=$2 log rc status pid left
+	shift 2
+
+	log=$logs/$variant/$name.log
+	mkdir -p "$logs/$variant"
+	if [ ! -e "${!#}" ]; then
+		echo "${!#}: not built" >"$log"
+		report "$variant/$name" "not built" "$log"
+		return
+	fi
+	# A session of its own, so that whatever the test leaves behind can be
+	# found: the harness forks each test into a process group of its own,
+	# which outlives the harness when timeout kills it.
+	setsid timeout -k 10 "$timeout_s" "$@" </dev/null >"$log" 2>&1 &
+	pid=$!
+	current=$pid
+	wait "$pid"
+	rc=$?
+	current=
+	left=$(ps -o pid= -s "$pid" 2>/dev/null | tr -s ' \n' ' ')
+	if [ -n "${left// /}" ]; then
+		# shellcheck disable=SC2086
+		kill -KILL $left 2>/dev/null
+		echo "run_tests.sh: killed processes left behind: $left" >>"$log"
+	fi
+	if grep -Eq "$sanitizer_re" "$log"; then
+		status="sanitizer report (exit $rc)"
+	elif [ $rc -eq 0 ]; then
+		status=pass
+	elif [ $rc -eq 4 ]; then
+		status=skip
+	elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		status="timeout after ${timeout_s}s"
+	elif [ -n "${left// /}" ]; then
+		status="left processes behind (exit $rc)"
+	else
+		status="exit $rc"
+	fi
+	report "$variant/$name" "$status" "$log"
+}
+
+# libivring.so exports exactly what libivring.h declares IVRING_API.
+check_exports() {
+	local name=lib/exports log=$logs/lib/exports.log
+	local so=$build/lib/libivring.so want got
+
+	mkdir -p "$logs/lib"
+	if [ ! -e "$so" ]; then
+		echo "$so: not built" >"$log"
+		report "$name" "not built" "$log"
+		return
+	fi
+	want=$(sed -n '/^IVRING_API/,/(/p' "$here/../lib/libivring.h" |
+	       tr '\n' ' ' | sed 's/IVRING_API/\n/g' |
+	       sed -n 's/^[^(]*[ *]\(ivring__[A-Za-z0-9_]*\) *(.*/\1/p' | sort)
+	got=$(nm -D --defined-only "$build/lib/libivring.so" |
+	      awk '$2 ~ /^[TtWiDdBbRr]$/ { sub(/@.*/, "", $3); print $3 }' | sort)
+	if [ "$want" = "$got" ]; then
+		printf '%s\n' "$got" >"$log"
+		report "$name" pass "$log"
+	else
+		diff -u <(printf '%s\n' "$want") <(printf '%s\n' "$got") \
+			--label 'IVRING_API in libivring.h' \
+			--label 'exported by libivring.so' >"$log"
+		report "$name" "exports differ from libivring.h" "$log"
+	fi
+}
+
+if [ "${IVRING_BUILD_OK:-1}" != 1 ]; then
+	mkdir -p "$logs"
+	echo "the build failed; see the make output above" >"$logs/build.log"
+	report build "build failed" /dev/null
+fi
+
+selected lib/exports && check_exports
+
+for src in "$here"/test_*.c; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .c)
+	selected "$name" || continue
+	for v in plain asan; do
+		has_variant $v || continue
+		run $v "$name" "$build/$v/selftests/$name"
+	done
+	case $name in
+	test_mt_*)
+		has_variant tsan &&
+			run tsan "$name" "${tsan_prefix[@]}" "$build/tsan/selftests/$name"
+		;;
+	esac
+done
+
+# Scripts run once, on the plain build; they may use the asan tools too.
+export IVRING_BUILD=$build/plain
+export IVRING_TOOLS=$build/plain/tools
+export IVRING_HELPERS=$build/plain/helpers
+export IVRING_ASAN_TOOLS=$build/asan/tools
+export IVRING_ASAN_HELPERS=$build/asan/helpers
+for h in "$IVRING_HELPERS"/*; do
+	[ -x "$h" ] || continue
+	var=IVRING_$(basename "$h" | tr '[:lower:]-' '[:upper:]_')
+	export "$var=$h"
+done
+
+for script in "$here"/test_*.sh; do
+	[ -e "$script" ] || continue
+	name=$(basename "$script")
+	selected "$name" || continue
+	# Not executable: run it with the interpreter that its #! names.
+	interp=()
+	if [ ! -x "$script" ]; then
+		read -r -a interp < <(sed -n '1s/^#! *//p' "$script")
+		[ ${#interp[@]} -gt 0 ] || interp=(/bin/sh)
+	fi
+	run sh "$name" "${interp[@]}" "$script"
+done
+
+summary="$passed passed, $failed failed"
+[ $skipped -gt 0 ] && summary="$summary, $skipped skipped"
+echo "$summary"
+[ $failed -eq 0 ]
