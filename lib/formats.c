@@ -87,69 +87,6 @@ static const char *check_text(const char *t, u32 len)
 	return NULL;
 }
 
-/* The name that a "field:" line declares: the identifier before [ or ;. */
-static bool field_name(const char *line, const char *end, const char **name,
-		       size_t *len)
-{
-	const char *semi = memchr(line, ';', end - line), *p;
-
-	if (!semi)
-		return false;
-	p = memchr(line, '[', semi - line);
-	p = p ? p : semi;
-	while (p > line && p[-1] == ' ')
-		p--;
-	*len = 0;
-	while (p > line && ident_char(p[-1])) {
-		p--;
-		(*len)++;
-	}
-	*name = p;
-	return *len > 0;
-}
-
-static bool declares(const char *t, const char *end, const char *name,
-		     size_t len)
-{
-	const char *p = t, *fname;
-	size_t flen;
-
-	while ((p = memmem(p, end - p, "field:", 6))) {
-		const char *eol = memchr(p, '\n', end - p);
-
-		eol = eol ? eol : end;
-		if (field_name(p + 6, eol, &fname, &flen) && flen == len &&
-		    !memcmp(fname, name, len))
-			return true;
-		p = eol;
-	}
-	return false;
-}
-
-/*
- * Every REC->name in the print format must be a declared field:
- * libtraceevent 1.7.1 dereferences NULL in __print_flags() of an unknown
- * one, during tep_parse_format() itself.
- */
-static const char *check_rec_refs(const char *t, u32 len)
-{
-	const char *end = t + len, *p = memmem(t, len, "print fmt:", 10);
-	unsigned int refs = 0;
-
-	while (p && (p = memmem(p, end - p, "REC->", 5))) {
-		const char *name = p + 5;
-
-		p = name;
-		while (p < end && ident_char(*p))
-			p++;
-		if (++refs > 4096)
-			return "has too many field references";
-		if (!declares(t, end, name, p - name))
-			return "prints a field it does not declare";
-	}
-	return NULL;
-}
-
 static const char *check_fields(struct tep_format_field *f, int *count)
 {
 	for (; f; f = f->next) {
@@ -427,13 +364,22 @@ static bool format_safe(const char *fmt)
 	return true;
 }
 
-/* The records of one copy, checked one by one; the good ones into @tep. */
-static int load_records(struct ivring *r, struct fmt_copy *c,
-			struct tep_handle *tep, char *text, const char **first_why)
-{
-	u8 seen[65536 / 8] = { 0 };
+/* A record that passed the checks that need no parser. */
+struct candidate {
+	u16 id;
 	char sys[65];
-	u32 off = 0, i, nr = c->nr_events;
+	char *text;
+	u32 len;
+};
+
+/*
+ * Walk the records of the copy and keep those whose framing, names and text
+ * are sane.  Returns how many candidates went into @cand.
+ */
+static u32 frame_records(struct ivring *r, struct fmt_copy *c,
+			 struct candidate *cand, const char **first_why)
+{
+	u32 off = 0, i, n = 0, nr = c->nr_events;
 
 	/* Each record holds at least its header and one byte of each string. */
 	if (nr > c->used / (sizeof(struct ivring_format) + 8))
@@ -441,9 +387,8 @@ static int load_records(struct ivring *r, struct fmt_copy *c,
 	r->bad_formats = c->nr_events - nr;
 
 	for (i = 0; i < nr; i++) {
+		struct candidate *k = &cand[n];
 		struct ivring_format f;
-		struct tep_handle *vet;
-		struct tep_event *ev = NULL;
 		const char *why = NULL;
 		u32 j;
 
@@ -465,62 +410,126 @@ static int load_records(struct ivring *r, struct fmt_copy *c,
 			why = "has a system name of bad length";
 		else if (!f.text_len || f.text_len > IVRING_FORMAT_TEXT_MAX)
 			why = "has a format text of bad length";
-		else if (seen[f.id / 8] & (1U << (f.id % 8)))
-			why = "repeats an event id";
 		for (j = 0; !why && j < f.sys_len; j++) {
-			sys[j] = c->rec[off + sizeof(f) + j];
-			if (!ident_char(sys[j]))
+			k->sys[j] = c->rec[off + sizeof(f) + j];
+			if (!ident_char(k->sys[j]))
 				why = "has a system name that is not an identifier";
 		}
 		if (!why) {
-			sys[f.sys_len] = '\0';
-			memcpy(text, c->rec + off + sizeof(f) + f.sys_len, f.text_len);
-			text[f.text_len] = '\0';
-			why = check_text(text, f.text_len);
-			if (!why)
-				why = check_rec_refs(text, f.text_len);
+			k->sys[f.sys_len] = '\0';
+			/* Texts are not NUL-terminated in the segment. */
+			k->text = malloc(f.text_len + 1);
+			if (k->text) {
+				memcpy(k->text, c->rec + off + sizeof(f) +
+				       f.sys_len, f.text_len);
+				k->text[f.text_len] = '\0';
+			} else {
+				r->bad_formats += nr - i;
+				*first_why = *first_why ?: "could not be copied";
+				break;
+			}
+			k->len = f.text_len;
+			k->id = f.id;
+			why = check_text(k->text, f.text_len);
 		}
-		if (!why && !strcmp(sys, "ftrace"))
+		if (!why && !strcmp(k->sys, "ftrace"))
 			/* libtraceevent special-cases ftrace's own events. */
 			why = "claims the ftrace system";
 		off += f.rec_size;
-		if (why)
-			goto bad;
+		if (why) {
+			free(k->text);
+			k->text = NULL;
+			r->bad_formats++;
+			*first_why = *first_why ?: why;
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
 
-		/*
-		 * libtraceevent adds an event it could only partly parse, and
-		 * cannot remove one: parse into a throw-away handle first.
-		 */
-		vet = tep_alloc();
-		if (!vet)
-			return -ENOMEM;
-		tep_set_long_size(vet, 8);
-		tep_set_file_bigendian(vet, TEP_LITTLE_ENDIAN);
-		tep_set_local_bigendian(vet, TEP_LITTLE_ENDIAN);
-		if (tep_parse_format(vet, &ev, text, f.text_len, sys) || !ev)
-			why = "was not understood by libtraceevent";
+/*
+ * Parse one vetted candidate into a throw-away handle and check the event
+ * there: libtraceevent adds an event it could only partly parse and cannot
+ * remove one, so only what passes may enter @tep.
+ */
+static const char *admit(struct tep_handle *tep, const struct candidate *k,
+			 struct tep_event **out)
+{
+	struct tep_handle *vet = tep_alloc();
+	struct tep_event *ev = NULL;
+	const char *why;
+
+	if (!vet)
+		return NULL;
+	tep_set_long_size(vet, 8);
+	tep_set_file_bigendian(vet, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(vet, TEP_LITTLE_ENDIAN);
+	if (tep_parse_format(vet, &ev, k->text, k->len, k->sys) || !ev)
+		why = "was not understood by libtraceevent";
+	else
+		why = check_event(ev, k->id);
+	tep_free(vet);
+	if (why)
+		return why;
+	*out = NULL;
+	if (tep_parse_format(tep, out, k->text, k->len, k->sys) || !*out)
+		return "was not understood by libtraceevent";
+	return NULL;
+}
+
+/* The records of one copy, checked one by one; the good ones into @tep. */
+static int load_records(struct ivring *r, struct fmt_copy *c,
+			struct tep_handle *tep, const char **first_why)
+{
+	u32 max = c->used / (sizeof(struct ivring_format) + 8) + 1;
+	struct candidate *cand = calloc(max, sizeof(*cand));
+	struct ivr_vet_item *items = calloc(max, sizeof(*items));
+	u8 *ok = malloc(max), seen[65536 / 8] = { 0 };
+	u32 n = 0, i;
+	int ret = -ENOMEM;
+
+	if (!cand || !items || !ok)
+		goto out;
+	n = frame_records(r, c, cand, first_why);
+	for (i = 0; i < n; i++)
+		items[i] = (struct ivr_vet_item){ cand[i].sys, cand[i].text,
+						  cand[i].len };
+	ret = ivr_vet_formats(c->rec, c->used, items, n, ok);
+	if (ret)
+		goto out;
+
+	for (i = 0; i < n; i++) {
+		struct candidate *k = &cand[i];
+		struct tep_event *ev;
+		const char *why;
+
+		if (!ok[i])
+			why = "made libtraceevent's parser crash";
+		else if (seen[k->id / 8] & (1U << (k->id % 8)))
+			why = "repeats an event id";
 		else
-			why = check_event(ev, f.id);
-		tep_free(vet);
-		if (why)
-			goto bad;
-
-		ev = NULL;
-		if (tep_parse_format(tep, &ev, text, f.text_len, sys) || !ev)
-			return -ENOMEM;	/* it parsed a moment ago */
-		seen[f.id / 8] |= 1U << (f.id % 8);
+			why = admit(tep, k, &ev);
+		if (why) {
+			r->bad_formats++;
+			*first_why = *first_why ?: why;
+			continue;
+		}
+		seen[k->id / 8] |= 1U << (k->id % 8);
 		r->nr_formats++;
 		if (!args_safe(ev, ev->print_fmt.args, 0) ||
 		    !format_safe(ev->print_fmt.format)) {
 			ev->flags |= TEP_EVENT_FL_PRINTRAW;
 			r->raw_formats++;
 		}
-		continue;
-bad:
-		r->bad_formats++;
-		*first_why = *first_why ?: why;
 	}
-	return 0;
+out:
+	for (i = 0; cand && i < max; i++)
+		free(cand[i].text);
+	free(cand);
+	free(items);
+	free(ok);
+	return ret;
 }
 
 /**
@@ -539,7 +548,6 @@ int ivr_formats_load(struct ivring *r)
 	struct fmt_copy c = { 0 };
 	const char *why = NULL;
 	struct tep_handle *tep;
-	char *text = NULL;
 	int ret;
 
 	ivr_formats_free(r);
@@ -548,9 +556,8 @@ int ivr_formats_load(struct ivring *r)
 		return ret;
 
 	ret = -ENOMEM;
-	text = malloc(IVRING_FORMAT_TEXT_MAX + 1);
 	tep = tep_alloc();
-	if (!text || !tep)
+	if (!tep)
 		goto out;
 	/*
 	 * The guest is x86-64 or another 64-bit little-endian machine
@@ -563,7 +570,7 @@ int ivr_formats_load(struct ivring *r)
 	tep_set_page_size(tep, r->hdr.subbuf_size);
 	tep_set_cpus(tep, r->hdr.nr_cpus);
 
-	ret = load_records(r, &c, tep, text, &why);
+	ret = load_records(r, &c, tep, &why);
 	if (ret)
 		goto out;
 	r->tep = tep;
@@ -576,10 +583,9 @@ out:
 		tep_free(tep);
 	if (ret) {
 		r->nr_formats = r->bad_formats = r->raw_formats = 0;
-		ivr_err(r, ret, "%s: no memory to parse %u event formats",
-			r->path, c.nr_events);
+		ivr_err(r, ret, "%s: cannot parse %u event formats: %s",
+			r->path, c.nr_events, strerror(-ret));
 	}
-	free(text);
 	free(c.rec);
 	return ret;
 }

@@ -97,6 +97,15 @@ void ivr_cpu_take(struct ivring *r, u32 cpu);
 void ivr_cpu_store_pos(struct ivring *r, u32 cpu);
 void ivr_heartbeat(struct ivring *r);
 
+/* Parse hostile format texts in a child first (format_vet.c). */
+struct ivr_vet_item {
+	const char *sys;
+	const char *text;	/* NUL-terminated */
+	u32 len;
+};
+int ivr_vet_formats(const u8 *area, u32 area_len,
+		    const struct ivr_vet_item *items, u32 n, u8 *ok);
+
 /* Format area -> r->tep (formats.c).  Hostile input: bounded, copied first. */
 int ivr_formats_load(struct ivring *r);
 void ivr_formats_free(struct ivring *r);
