@@ -154,7 +154,7 @@ static bool hs_no_access(const void *addr)
  * ------------------------------------------------------------------- */
 static char hs_ctx[1024];
 static volatile unsigned long hs_progress;
-static struct sigaction hs_old_segv, hs_old_bus;
+static struct sigaction hs_old_segv, hs_old_bus, hs_old_fpe;
 static int hs_hang_secs = 20;
 /* With IVRING_FUZZ_DUMP=path, a crash also writes the segment there. */
 static const u8 *hs_dump_base;
@@ -218,6 +218,7 @@ static void hs_fault(int sig, siginfo_t *si, void *uc)
 	/* Hand over to ASan's handler (or the default) on the re-executed fault. */
 	sigaction(SIGSEGV, &hs_old_segv, NULL);
 	sigaction(SIGBUS, &hs_old_bus, NULL);
+	sigaction(SIGFPE, &hs_old_fpe, NULL);
 	(void)uc;
 }
 
@@ -238,7 +239,7 @@ static void hs_tick(int sig)
 	abort();
 }
 
-/* SIGSEGV/SIGBUS report the mutation; a 1 s tick catches a hung reader. */
+/* SIGSEGV/SIGBUS/SIGFPE report the mutation; a 1 s tick catches a hung reader. */
 static void hs_watchdog_start(void)
 {
 	struct sigaction sa = { .sa_sigaction = hs_fault,
@@ -250,6 +251,7 @@ static void hs_watchdog_start(void)
 		hs_hang_secs = atoi(e);
 	sigaction(SIGSEGV, &sa, &hs_old_segv);
 	sigaction(SIGBUS, &sa, &hs_old_bus);
+	sigaction(SIGFPE, &sa, &hs_old_fpe);
 	signal(SIGALRM, hs_tick);
 	setitimer(ITIMER_REAL, &it, NULL);
 }
