@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "ring_write.h"
+#include "bench_util.h"
 #include "libivring.h"
 #include "synth_events.h"
 
@@ -32,32 +33,6 @@
 
 static const u32 sizes[] = { 16, 64, 256 };
 #define NR_SIZES	(sizeof(sizes) / sizeof(sizes[0]))
-
-static u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void pin(pthread_t t, int cpu)
-{
-	cpu_set_t set;
-
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_setaffinity_np(t, sizeof(set), &set);
-}
 
 struct bench {
 	int fd;

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "ring_write.h"
+#include "bench_util.h"
 
 #define SUBBUF		4096
 #define NR_SUBBUFS	256
@@ -40,21 +41,6 @@ static const char *const case_name[NR_CASES] = {
 	"ivring discard", "ivring overwrite", "discard, counter", "overwrite, counter",
 	"memcpy", "xadd ring", "clock read",
 };
-
-static u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 struct wseg {
 	void *mem;

@@ -11,7 +11,9 @@
  * number of its sub-ring's task stream; every nested event is a synth:seq
  * with origin 1 and the next number of that sub-ring's signal stream.
  * Numbers are taken before the write is tried, so a dropped event leaves a
- * gap that a reader must account for as lost.
+ * gap that a reader must account for as lost.  Before its stream, each
+ * thread writes one synth:switch that names it (gen-cpuN), outside the
+ * counts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +33,7 @@
 #include <unistd.h>
 
 #include "ring_write.h"
+#include "tool_msg.h"
 #include "synth_events.h"
 
 #define PROG			"ivring-gen"
@@ -82,18 +85,6 @@ static struct ivring_writer writer;
 static volatile sig_atomic_t stop_requested;
 static __thread struct gen_thread *self;
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -127,7 +118,7 @@ static u64 parse_size(const char *name, const char *s)
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s || *s == '-')
-		die("%s %s: not a size (e.g. 4096, 64K, 4M)", name, s);
+		tool_die("%s %s: not a size (e.g. 4096, 64K, 4M)", name, s);
 	switch (*end) {
 	case 'k': case 'K': mult = 1ULL << 10; end++; break;
 	case 'm': case 'M': mult = 1ULL << 20; end++; break;
@@ -136,9 +127,9 @@ static u64 parse_size(const char *name, const char *s)
 	if (*end == 'i' || *end == 'B')
 		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
 	if (*end)
-		die("%s %s: not a size (e.g. 4096, 64K, 4M)", name, s);
+		tool_die("%s %s: not a size (e.g. 4096, 64K, 4M)", name, s);
 	if (v > UINT64_MAX / mult)
-		die("%s %s: too large", name, s);
+		tool_die("%s %s: too large", name, s);
 	return v * mult;
 }
 
@@ -150,9 +141,9 @@ static u64 parse_count(const char *name, const char *s, u64 max)
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s || *end || *s == '-')
-		die("%s %s: not a number", name, s);
+		tool_die("%s %s: not a number", name, s);
 	if (v > max)
-		die("%s %s: at most %llu", name, s, max);
+		tool_die("%s %s: at most %llu", name, s, max);
 	return v;
 }
 
@@ -185,19 +176,19 @@ static void parse_sizes(const char *list)
 	char *copy = strdup(list), *tok, *save;
 
 	if (!copy)
-		die("out of memory");
+		tool_die("out of memory");
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "mix")) {
 			for (size_t i = 0; i < sizeof(mix) / sizeof(mix[0]); i++) {
 				if (opt.nr_sizes == MAX_SIZES)
-					die("--sizes %s: at most %d sizes", list, MAX_SIZES);
+					tool_die("--sizes %s: at most %d sizes", list, MAX_SIZES);
 				opt.sizes[opt.nr_sizes++] = mix[i];
 			}
 			continue;
 		}
 		if (opt.nr_sizes == MAX_SIZES)
-			die("--sizes %s: at most %d sizes", list, MAX_SIZES);
+			tool_die("--sizes %s: at most %d sizes", list, MAX_SIZES);
 		if (!strcmp(tok, "max"))
 			opt.sizes[opt.nr_sizes++] = UINT64_MAX;
 		else
@@ -205,7 +196,7 @@ static void parse_sizes(const char *list)
 	}
 	free(copy);
 	if (!opt.nr_sizes)
-		die("--sizes '%s': empty list", list);
+		tool_die("--sizes '%s': empty list", list);
 }
 
 static void parse_args(int argc, char **argv)
@@ -239,20 +230,20 @@ static void parse_args(int argc, char **argv)
 			opt.size = parse_size("--size", optarg);
 			opt.size_arg = optarg;
 			if (!is_pow2(opt.size))
-				die("--size %s: must be a power of two (ivshmem's rule), e.g. 4M",
+				tool_die("--size %s: must be a power of two (ivshmem's rule), e.g. 4M",
 				    optarg);
 			break;
 		case 'c':
 			opt.cpus = parse_count("--cpus", optarg, 1024);
 			if (!opt.cpus)
-				die("--cpus 0: need at least one sub-ring");
+				tool_die("--cpus 0: need at least one sub-ring");
 			break;
 		case 'b': {
 			u64 v = parse_size("--subbuf-size", optarg);
 
 			if (!is_pow2(v) || v < IVRING_SUBBUF_MIN ||
 			    v > IVRING_SUBBUF_MAX)
-				die("--subbuf-size %s: must be a power of two from %d to %d",
+				tool_die("--subbuf-size %s: must be a power of two from %d to %d",
 				    optarg, IVRING_SUBBUF_MIN, IVRING_SUBBUF_MAX);
 			opt.subbuf_size = v;
 			break;
@@ -263,7 +254,7 @@ static void parse_args(int argc, char **argv)
 			else if (!strcmp(optarg, "overwrite"))
 				opt.mode = IVRING_MODE_OVERWRITE;
 			else
-				die("--mode %s: must be 'discard' or 'overwrite'", optarg);
+				tool_die("--mode %s: must be 'discard' or 'overwrite'", optarg);
 			break;
 		case 'n':
 			opt.events = parse_count("--events", optarg, UINT64_MAX);
@@ -274,7 +265,7 @@ static void parse_args(int argc, char **argv)
 			opt.duration = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(opt.duration > 0) ||
 			    opt.duration > 1e7)
-				die("--duration %s: must be a positive number of seconds",
+				tool_die("--duration %s: must be a positive number of seconds",
 				    optarg);
 			break;
 		case 'r':
@@ -285,7 +276,7 @@ static void parse_args(int argc, char **argv)
 				parse_count("--nested", optarg, 1000000) :
 				NESTED_HZ_DEFAULT;
 			if (!opt.nested_hz)
-				die("--nested=0: give a frequency in Hz, or leave --nested out");
+				tool_die("--nested=0: give a frequency in Hz, or leave --nested out");
 			break;
 		case 'z':
 			parse_sizes(optarg);
@@ -317,11 +308,11 @@ static void parse_args(int argc, char **argv)
 	}
 	opt.path = argv[optind];
 	if (!*opt.path)
-		die("empty segment name");
+		tool_die("empty segment name");
 	if (opt.keep_running && opt.duration)
-		die("--keep-running and --duration: choose one");
+		tool_die("--keep-running and --duration: choose one");
 	if ((opt.keep_running || opt.duration) && have_events)
-		die("--events with %s: choose one",
+		tool_die("--events with %s: choose one",
 		    opt.keep_running ? "--keep-running" : "--duration");
 	if (opt.keep_running || opt.duration)
 		opt.events = 0;
@@ -442,6 +433,21 @@ static void write_task_event(struct gen_thread *t, u64 i)
 	t->task_seq = seq + 1;
 }
 
+/*
+ * A sched_switch-shaped event into this thread, as a scheduler would write
+ * it: it names the thread, so readers show "gen-cpuN-TID" instead of
+ * "<...>-TID" for every event after it, the way trace-cmd learns comms.
+ */
+static void announce_thread(struct gen_thread *t)
+{
+	char comm[16];
+	u8 e[sizeof(struct synth_switch)];
+
+	snprintf(comm, sizeof(comm), "gen-cpu%u", t->cpu);
+	synth_fill_switch(e, t->pid, PROG, getpid(), 120, 0, comm, t->pid, 120);
+	ivring_write(&writer, t->cpu, e, sizeof(e));
+}
+
 static void *writer_thread(void *arg)
 {
 	struct gen_thread *t = arg;
@@ -453,10 +459,11 @@ static void *writer_thread(void *arg)
 
 	t->pid = syscall(SYS_gettid);
 	self = t;
+	announce_thread(t);
 	if (opt.nested_hz) {
 		ret = start_timer(t, &timer);
 		if (ret)
-			die("cpu %u: timer_create for --nested: %s", t->cpu,
+			tool_die("cpu %u: timer_create for --nested: %s", t->cpu,
 			    strerror(-ret));
 		timer_on = true;
 	}
@@ -494,7 +501,7 @@ static void check_sizes(void)
 		if (opt.sizes[i] == UINT64_MAX)
 			opt.sizes[i] = max;
 		else if (opt.sizes[i] > max)
-			die("--sizes %llu: larger than the largest blob a %u-byte sub-buffer takes (%u data bytes)",
+			tool_die("--sizes %llu: larger than the largest blob a %u-byte sub-buffer takes (%u data bytes)",
 			    opt.sizes[i], opt.subbuf_size, max);
 	}
 }
@@ -518,18 +525,18 @@ static void *map_segment(const char *path, u64 size)
 
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
-		die("%s: cannot create: %s", path, strerror(errno));
+		tool_die("%s: cannot create: %s", path, strerror(errno));
 	if (fstat(fd, &st))
-		die("%s: %s", path, strerror(errno));
+		tool_die("%s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		die("%s: not a regular file", path);
+		tool_die("%s: not a regular file", path);
 	/* Same size: keep the file, so a reader's mapping stays valid. */
 	if ((u64)st.st_size != size && ftruncate(fd, size))
-		die("%s: cannot size to %llu bytes: %s", path, size,
+		tool_die("%s: cannot size to %llu bytes: %s", path, size,
 		    strerror(errno));
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
-		die("%s: mmap of %llu bytes: %s", path, size, strerror(errno));
+		tool_die("%s: mmap of %llu bytes: %s", path, size, strerror(errno));
 	close(fd);
 	return base;
 }
@@ -565,23 +572,23 @@ int main(int argc, char **argv)
 	if (ret == -ENOSPC) {
 		char sz[32];
 
-		die("--size %s: too small for %u CPUs with %u-byte sub-buffers (needs %llu bytes; try --size %s or fewer --cpus)",
+		tool_die("--size %s: too small for %u CPUs with %u-byte sub-buffers (needs %llu bytes; try --size %s or fewer --cpus)",
 		    opt.size_arg, opt.cpus, opt.subbuf_size, need,
 		    fmt_size(1ULL << (64 - __builtin_clzll(need - 1)), sz,
 			     sizeof(sz)));
 	}
 	if (ret)
-		die("invalid geometry (%u CPUs, %u-byte sub-buffers): %s",
+		tool_die("invalid geometry (%u CPUs, %u-byte sub-buffers): %s",
 		    opt.cpus, opt.subbuf_size, strerror(-ret));
 
 	path = segment_path(opt.path);
 	if (!path)
-		die("out of memory");
+		tool_die("out of memory");
 	cpus = aligned_alloc(IVRING_CACHELINE, opt.cpus * sizeof(*cpus));
 	slots = calloc((size_t)opt.cpus * lay.nr_subbufs, sizeof(*slots));
 	threads = aligned_alloc(IVRING_CACHELINE, opt.cpus * sizeof(*threads));
 	if (!cpus || !slots || !threads)
-		die("out of memory");
+		tool_die("out of memory");
 	memset(threads, 0, opt.cpus * sizeof(*threads));
 	base = map_segment(path, opt.size);
 
@@ -590,10 +597,10 @@ int main(int argc, char **argv)
 	      (now_ns() ^ ((u64)getpid() << 40)) | 1;
 	ret = ivring_format(&writer, base, &p, gen, cpus, slots);
 	if (ret)
-		die("%s: format: %s", path, strerror(-ret));
+		tool_die("%s: format: %s", path, strerror(-ret));
 	ret = synth_add_formats(&writer);
 	if (ret)
-		die("%s: adding event formats: %s", path, strerror(-ret));
+		tool_die("%s: adding event formats: %s", path, strerror(-ret));
 	check_sizes();
 	ivring_set_state(&writer, IVRING_STATE_LIVE);
 
@@ -618,7 +625,7 @@ int main(int argc, char **argv)
 		ret = pthread_create(&threads[i].tid, NULL, writer_thread,
 				     &threads[i]);
 		if (ret)
-			die("cpu %u: pthread_create: %s", i, strerror(ret));
+			tool_die("cpu %u: pthread_create: %s", i, strerror(ret));
 	}
 	for (i = 0; i < opt.cpus; i++)
 		pthread_join(threads[i].tid, NULL);

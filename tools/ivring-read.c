@@ -19,6 +19,7 @@
 
 #include <linux/ivring.h>
 #include "libivring.h"
+#include "tool_msg.h"
 
 #define PROG		"ivring-read"
 
@@ -61,17 +62,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
-}
-
-static void warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void usage(FILE *f)
@@ -180,14 +170,14 @@ static void parse_args(int argc, char **argv, struct read_opts *o)
 			break;
 		case 'e':
 			if (o->nr_patterns == MAX_PATTERNS) {
-				warn("more than %d -e options", MAX_PATTERNS);
+				tool_warn("more than %d -e options", MAX_PATTERNS);
 				exit(EXIT_USAGE);
 			}
 			o->patterns[o->nr_patterns++] = optarg;
 			break;
 		case 'C':
 			if (!parse_cpu_list(o, optarg)) {
-				warn("--cpu '%s': expected N, N-M or a comma-separated list of them, below %d",
+				tool_warn("--cpu '%s': expected N, N-M or a comma-separated list of them, below %d",
 				     optarg, IVRING_NR_CPUS_MAX);
 				exit(EXIT_USAGE);
 			}
@@ -210,7 +200,7 @@ static void parse_args(int argc, char **argv, struct read_opts *o)
 		}
 	}
 	if (optind != argc - 1) {
-		warn(optind == argc ? "no segment given" :
+		tool_warn(optind == argc ? "no segment given" :
 		     "one segment at a time; got '%s' and more", argv[optind]);
 		fprintf(stderr, "Try '" PROG " --help' for more information.\n");
 		exit(EXIT_USAGE);
@@ -263,7 +253,7 @@ static int open_segment(const struct read_opts *o, struct ivring **r)
 	       now_ns() < deadline && !stop_requested)
 		sleep_ns(BACKOFF_MAX_NS);
 	if (ret) {
-		warn("%s", err[0] ? err : strerror(-ret));
+		tool_warn("%s", err[0] ? err : strerror(-ret));
 		return open_exit_code(ret);
 	}
 	return 0;
@@ -282,7 +272,7 @@ static bool build_filter(struct ivring *r, const struct read_opts *o,
 	int n, j;
 
 	if (!ids) {
-		warn("out of memory");
+		tool_warn("out of memory");
 		return false;
 	}
 	memset(want, 0, NR_TYPES / 8);
@@ -290,7 +280,7 @@ static bool build_filter(struct ivring *r, const struct read_opts *o,
 		n = ivring__match_events(r, o->patterns[i], ids, NR_TYPES);
 		if (n <= 0) {
 			if (!quiet)
-				warn("-e '%s' matches no event format in the segment (%d formats); try -e '*'",
+				tool_warn("-e '%s' matches no event format in the segment (%d formats); try -e '*'",
 				     o->patterns[i], ivring__match_events(r, "*", NULL, 0));
 			ok = false;
 		}
@@ -308,7 +298,7 @@ static int select_cpus(struct ivring *r, const struct read_opts *o)
 
 	ivring__info(r, &info);
 	if (o->cpus && o->max_cpu >= info.nr_cpus) {
-		warn("--cpu %u: out of range, the segment has %u CPU%s (0-%u)",
+		tool_warn("--cpu %u: out of range, the segment has %u CPU%s (0-%u)",
 		     o->max_cpu, info.nr_cpus, info.nr_cpus == 1 ? "" : "s",
 		     info.nr_cpus - 1);
 		return EXIT_USAGE;
@@ -374,7 +364,7 @@ static int print_event(struct ivring *r, const struct ivring_event *ev,
 	}
 	len = ivring__snprint(r, ev, *line, *line_len);
 	if (len < 0) {
-		warn("CPU %u: cannot render an event of type %u: %s", ev->cpu,
+		tool_warn("CPU %u: cannot render an event of type %u: %s", ev->cpu,
 		     ev->type, ivring__errmsg(r));
 		return EXIT_RUNTIME;
 	}
@@ -382,7 +372,7 @@ static int print_event(struct ivring *r, const struct ivring_event *ev,
 		char *p = realloc(*line, len + 1);
 
 		if (!p) {
-			warn("out of memory for a %d-byte line", len);
+			tool_warn("out of memory for a %d-byte line", len);
 			return EXIT_RUNTIME;
 		}
 		*line = p;
@@ -407,7 +397,7 @@ static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 	int ret, err = 0;
 
 	if (!line) {
-		warn("out of memory");
+		tool_warn("out of memory");
 		return EXIT_RUNTIME;
 	}
 	ivring__info(r, &info);
@@ -426,7 +416,7 @@ static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 		}
 		if (ret == -ESTALE) {
 			ivring__info(r, &info);
-			warn("segment re-formatted (generation %" PRIu64 " -> %" PRIu64 "), following the new generation",
+			tool_warn("segment re-formatted (generation %" PRIu64 " -> %" PRIu64 "), following the new generation",
 			     gen, info.generation);
 			gen = info.generation;
 			if (select_cpus(r, o)) {
@@ -438,7 +428,7 @@ static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 			continue;
 		}
 		if (ret < 0 && ret != -EPIPE) {
-			warn("%s", ivring__errmsg(r));
+			tool_warn("%s", ivring__errmsg(r));
 			err = ret == -EINVAL || ret == -ENOTTY ||
 			      ret == -EPROTONOSUPPORT || ret == -EFBIG ?
 			      EXIT_SEGMENT : EXIT_RUNTIME;
@@ -448,7 +438,7 @@ static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 		if (!o->follow)
 			break;
 		if (ret == -EPIPE && !told_stopped) {
-			warn("the guest's writer stopped; waiting for a new generation (Ctrl-C to quit)");
+			tool_warn("the guest's writer stopped; waiting for a new generation (Ctrl-C to quit)");
 			told_stopped = true;
 		}
 		fflush(out);
@@ -484,7 +474,7 @@ int main(int argc, char **argv)
 	if (o.nr_patterns) {
 		want = malloc(NR_TYPES / 8);
 		if (!want) {
-			warn("out of memory");
+			tool_warn("out of memory");
 			err = EXIT_RUNTIME;
 			goto out;
 		}
@@ -496,7 +486,7 @@ int main(int argc, char **argv)
 	if (o.output) {
 		out = fopen(o.output, "w");
 		if (!out) {
-			warn("%s: %s", o.output, strerror(errno));
+			tool_warn("%s: %s", o.output, strerror(errno));
 			out = stdout;
 			err = EXIT_RUNTIME;
 			goto out;
@@ -507,7 +497,7 @@ int main(int argc, char **argv)
 	if (fflush(out) || ferror(out)) {
 		/* A reader that went away (| head) is not an error of ours. */
 		if (errno != EPIPE) {
-			warn("%s: write error: %s", o.output ? o.output : "stdout",
+			tool_warn("%s: write error: %s", o.output ? o.output : "stdout",
 			     strerror(errno));
 			err = err ?: EXIT_RUNTIME;
 		}
@@ -521,7 +511,7 @@ int main(int argc, char **argv)
 		n.bytes);
 out:
 	if (out != stdout && fclose(out) && !err) {
-		warn("%s: %s", o.output, strerror(errno));
+		tool_warn("%s: %s", o.output, strerror(errno));
 		err = EXIT_RUNTIME;
 	}
 	ivring__close(r);
