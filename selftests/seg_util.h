@@ -47,9 +47,9 @@ static __attribute__((unused)) void seg_fake_set(u64 t)
 }
 
 /*
- * A fake time base above CLOCK_MONOTONIC: ivring_format() stamps page 0
- * with CLOCK_MONOTONIC whatever clock the writer is given later, and the
- * writer clamps a clock that goes back, so a fake clock must start above it.
+ * A fake time base well away from zero, so that tests see times of the same
+ * size as real ones; seg_create() gives the clock to ivring_format(), which
+ * stamps page 0 with it.
  */
 static __attribute__((unused)) u64 seg_fake_base(void)
 {
@@ -107,11 +107,11 @@ seg_create(struct seg *s, u64 size, u32 nr_cpus, u32 subbuf_size,
 	s->slots = calloc((size_t)nr_cpus * lay.nr_subbufs, sizeof(*s->slots));
 	if (!s->cpus || !s->slots)
 		return -ENOMEM;
+	s->w.clock = clock;
 	ret = ivring_format(&s->w, s->base, &s->p, seg_generation(), s->cpus,
 			    s->slots);
 	if (ret)
 		return ret;
-	s->w.clock = clock;
 	ret = synth_add_formats(&s->w);
 	if (ret)
 		return ret;
