@@ -225,7 +225,6 @@ static int parse(struct ivring *r, u32 cpu)
 					       rec[c->off + hlen + 1] << 8) : 0;
 		c->ev.lost = c->pending_lost;
 		c->ev_end = c->off + hlen + plen;
-		c->ev_ts = c->ev.ts;
 		c->have_ev = true;
 		return 1;
 	}
@@ -248,7 +247,7 @@ static bool seek(struct ivring *r, u32 cpu, u64 *events)
 		if (parse(r, cpu) <= 0 || c->ev_end > target)
 			break;
 		c->off = c->ev_end;
-		c->ts = c->ev_ts;
+		c->ts = c->ev.ts;
 		(*events)++;
 	}
 	c->have_ev = false;
@@ -413,7 +412,7 @@ void ivr_cpu_take(struct ivring *r, u32 cpu)
 	struct ivr_cpu *c = &r->cpus[cpu];
 
 	c->off = c->ev_end;
-	c->ts = c->ev_ts;
+	c->ts = c->ev.ts;
 	c->ticket++;
 	c->read++;
 	c->pending_lost = 0;

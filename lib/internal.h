@@ -50,9 +50,7 @@ struct ivr_cpu {
 	bool have_ev;		/* ev holds the next event, not yet returned */
 	struct ivring_event ev;
 	u32 ev_end;		/* off after ev, to consume it */
-	u64 ev_ts;		/* ts after ev */
 	u64 pending_lost;	/* lost events to attach to the next event */
-	bool consume_due;	/* the last returned event is not consumed yet */
 	/* counters for ivring_cpu_stats */
 	u64 read;
 	u64 lost;
