@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * Generates, from the one declaration per event in event_table.h, the
+ * payload struct, the probe, the format text and the runtime descriptor of
+ * every event.  Each stage below redefines the table's macros and includes
+ * the table again, as the kernel's TRACE_EVENT() machinery does.
+ */
+#include <linux/binfmts.h>
+#include <linux/build_bug.h>
+#include <linux/interrupt.h>
+#include <linux/kernel.h>
+#include <linux/sched.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <linux/stringify.h>
+
+/*
+ * The kernel's own declarations of the tracepoints; only used to check each
+ * probe's prototype at build time (stage 6), never to register.
+ */
+#include <trace/events/irq.h>
+#include <trace/events/sched.h>
+
+#include "ivring.h"
+#include "probe.h"
+
+#define IVR_PASS(...)	__VA_ARGS__
+#define IVR_PROTO(...)	__VA_ARGS__
+#define IVR_ARGS(...)	__VA_ARGS__
+#define IVR_FIELDS(...)	__VA_ARGS__
+
+/* sched_switch's prev_state, as the kernel's __trace_sched_switch_state(). */
+static __always_inline long ivr_switch_state(bool preempt,
+					     unsigned int prev_state,
+					     struct task_struct *p)
+{
+	unsigned int state;
+
+	/* A preempted task is still runnable, whatever its state says. */
+	if (preempt)
+		return TASK_REPORT_MAX;
+	state = __task_state_index(prev_state, p->exit_state);
+	return state ? (1 << (state - 1)) : state;
+}
+
+/* The softirq print fmt spells the vectors as numbers. */
+static_assert(HI_SOFTIRQ == 0 && TIMER_SOFTIRQ == 1 && NET_TX_SOFTIRQ == 2 &&
+	      NET_RX_SOFTIRQ == 3 && BLOCK_SOFTIRQ == 4 &&
+	      IRQ_POLL_SOFTIRQ == 5 && TASKLET_SOFTIRQ == 6 &&
+	      SCHED_SOFTIRQ == 7 && HRTIMER_SOFTIRQ == 8 && RCU_SOFTIRQ == 9);
+
+/* --- stage 1: the payload of each class ---------------------------------- */
+
+#define ivr_field(type, name, expr)		type name;
+#define ivr_array(type, name, len, src)		type name[len];
+#define ivr_string(name, src)			u32 __data_loc_##name;
+#define IVR_CLASS(class, proto, args, fields, print) \
+	struct ivr_raw_##class { \
+		struct ivr_common common; \
+		fields \
+	};
+#define IVR_EVENT(sys, event, class)
+#include "event_table.h"
+#undef ivr_field
+#undef ivr_array
+#undef ivr_string
+#undef IVR_CLASS
+#undef IVR_EVENT
+
+/* --- stage 2: the sizes of the strings that follow the payload ----------- */
+
+#define ivr_field(type, name, expr)
+#define ivr_array(type, name, len, src)
+#define ivr_string(name, src)			u32 name;
+#define IVR_CLASS(class, proto, args, fields, print) \
+	struct ivr_dyn_##class { \
+		fields \
+	};
+#define IVR_EVENT(sys, event, class)
+#include "event_table.h"
+#undef ivr_string
+#undef IVR_CLASS
+
+#define ivr_string(name, src) \
+	dyn->name = ivr_str_size(src); \
+	size += dyn->name;
+#define IVR_CLASS(class, proto, args, fields, print) \
+	static __always_inline u32 \
+	ivr_dyn_size_##class(struct ivr_dyn_##class *dyn, proto) \
+	{ \
+		u32 size = 0; \
+		fields \
+		return size; \
+	}
+#include "event_table.h"
+#undef ivr_field
+#undef ivr_array
+#undef ivr_string
+#undef IVR_CLASS
+#undef IVR_EVENT
+
+/* --- stage 3: the probes ------------------------------------------------- */
+
+/*
+ * A payload in the ring is only 4-byte aligned (after a 4-byte record
+ * header), as in ftrace's own ring buffer, whose TP_fast_assign stores
+ * through __entry the same way; x86 handles the unaligned 8-byte stores.
+ */
+#define ivr_field(type, name, expr)	__e->name = (expr);
+#define ivr_array(type, name, len, src) \
+	memcpy(__e->name, (src), sizeof(__e->name));
+#define ivr_string(name, src) \
+	__off = ivr_put_str(__e, __off, &__e->__data_loc_##name, (src), \
+			    __dyn.name);
+#define IVR_CLASS(class, proto, args, fields, print) \
+	static notrace void ivr_probe_##class(void *__data, proto) \
+	{ \
+		const struct ivr_event *__ev = __data; \
+		struct ivr_dyn_##class __dyn; \
+		struct ivr_raw_##class *__e; \
+		struct ivring_writer *__w; \
+		unsigned int __cpu; \
+		u32 __off = sizeof(*__e); \
+		\
+		__e = ivr_probe_begin(__ev, __off + \
+				      ivr_dyn_size_##class(&__dyn, args), \
+				      &__w, &__cpu); \
+		if (!__e) \
+			return; \
+		fields \
+		ivr_probe_end(__w, __cpu); \
+	}
+#define IVR_EVENT(sys, event, class)
+#include "event_table.h"
+#undef ivr_field
+#undef ivr_array
+#undef ivr_string
+#undef IVR_CLASS
+#undef IVR_EVENT
+
+/* --- stage 4: the field lines and print fmt of each class's format ------- */
+
+/* The lines that tracefs's f_show() prints, in its exact spelling. */
+#define ivr_field(type, name, expr) \
+	len += scnprintf(buf + len, size - len, "\tfield:" #type " " #name \
+			 ";\toffset:%zu;\tsize:%zu;\tsigned:%d;\n", \
+			 offsetof(ivr_raw_t, name), sizeof(type), \
+			 is_signed_type(type));
+#define ivr_array(type, name, alen, src) \
+	len += scnprintf(buf + len, size - len, "\tfield:" #type " " #name \
+			 "[%d];\toffset:%zu;\tsize:%zu;\tsigned:%d;\n", \
+			 (int)(alen), offsetof(ivr_raw_t, name), \
+			 sizeof(type[alen]), is_signed_type(type));
+#define ivr_string(name, src) \
+	len += scnprintf(buf + len, size - len, \
+			 "\tfield:__data_loc char[] " #name \
+			 ";\toffset:%zu;\tsize:4;\tsigned:%d;\n", \
+			 offsetof(ivr_raw_t, __data_loc_##name), \
+			 is_signed_type(char));
+#define IVR_CLASS(class, proto, args, fields, print) \
+	static int ivr_fields_##class(char *buf, size_t size) \
+	{ \
+		typedef struct ivr_raw_##class ivr_raw_t; \
+		int len = 0; \
+		\
+		fields \
+		return len; \
+	} \
+	static const char ivr_print_##class[] = print;
+#define IVR_EVENT(sys, event, class)
+#include "event_table.h"
+#undef ivr_field
+#undef ivr_array
+#undef ivr_string
+#undef IVR_CLASS
+#undef IVR_EVENT
+
+/* --- stage 5: the runtime descriptors ------------------------------------ */
+
+#define IVR_CLASS(class, proto, args, fields, print)
+#define IVR_EVENT(_sys, _event, _class) \
+	{ \
+		.sys = #_sys, \
+		.name = #_event, \
+		.probe = ivr_probe_##_class, \
+		.fields = ivr_fields_##_class, \
+		.print_fmt = ivr_print_##_class, \
+	},
+struct ivr_event ivr_events[] = {
+#include "event_table.h"
+};
+#undef IVR_CLASS
+#undef IVR_EVENT
+
+const unsigned int ivr_nr_events = ARRAY_SIZE(ivr_events);
+
+/* --- stage 6: each probe matches its tracepoint's prototype -------------- */
+
+/*
+ * register_trace_<event>() takes exactly the probe type the tracepoint
+ * calls; the kernel builds with -Werror=incompatible-pointer-types, so a
+ * prototype that drifts from TP_PROTO fails here rather than in the guest.
+ * sizeof() does not evaluate the call: nothing refers to the tracepoint
+ * symbol, which modules cannot link against anyway.
+ */
+#define IVR_CLASS(class, proto, args, fields, print)
+#define IVR_EVENT(sys, event, class) \
+	static_assert(sizeof(register_trace_##event(ivr_probe_##class, \
+						    NULL)) == sizeof(int));
+#include "event_table.h"
+#undef IVR_CLASS
+#undef IVR_EVENT
+
+/* ------------------------------------------------------------------------- */
+
+/* Ids are positions in the table: stable within one build of the module. */
+void ivr_events_init_ids(void)
+{
+	unsigned int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(ivr_events) >= U16_MAX);
+	for (i = 0; i < ivr_nr_events; i++)
+		ivr_events[i].id = i + 1;
+}
+
+#define IVR_COMMON_FIELDS \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+
+static_assert(offsetof(struct ivr_common, common_flags) == 2);
+static_assert(offsetof(struct ivr_common, common_preempt_count) == 3);
+static_assert(offsetof(struct ivr_common, common_pid) == 4);
+static_assert(sizeof(struct ivr_common) == 8);
+
+/**
+ * ivr_event_format() - an event's format text, as tracefs shows it
+ * @ev:		the event
+ * @buf:	receives the text, NUL-terminated
+ * @size:	bytes of @buf
+ *
+ * Return: the text's length, or -E2BIG when @buf is too small for it.
+ */
+int ivr_event_format(const struct ivr_event *ev, char *buf, size_t size)
+{
+	int len;
+
+	len = scnprintf(buf, size, "name: %s\nID: %u\nformat:\n%s\n",
+			ev->name, ev->id, IVR_COMMON_FIELDS);
+	len += ev->fields(buf + len, size - len);
+	len += scnprintf(buf + len, size - len, "\nprint fmt: %s\n",
+			 ev->print_fmt);
+	/* scnprintf() stops one short of size: then something was cut. */
+	if (len + 1 >= size)
+		return -E2BIG;
+	return len;
+}

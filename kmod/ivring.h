@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * What the parts of the guest module share: the one ivring instance, the
+ * event table's runtime descriptors, and the functions that cross files.
+ *
+ *   main.c     module init/exit and parameters
+ *   pci.c      the ivshmem driver: maps BAR2, formats the segment
+ *   events.c   probes, payloads and format texts, generated from
+ *              event_table.h
+ *   attach.c   finds tracepoints by name, registers and unregisters probes
+ *   sysfs.c    /sys/kernel/ivring/
+ */
+#ifndef IVRING_KMOD_IVRING_H
+#define IVRING_KMOD_IVRING_H
+
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+
+#include "ring_write.h"
+
+#define IVR_NAME	"ivring"
+
+struct kobj_attribute;
+struct kobject;
+struct pci_dev;
+struct tracepoint;
+
+/*
+ * One formatted segment.  Probes reach it through ivr_inst under RCU-sched
+ * (tracepoint callbacks run with preemption disabled), so it is freed only
+ * after tracepoint_synchronize_unregister().
+ */
+struct ivr_instance {
+	struct pci_dev *pdev;
+	void *base;			/* BAR2, memremap()ed write-back */
+	u64 size;
+	struct ivring_writer w;
+	void *cpus_mem;			/* kvcalloc()ed, holds w.cpus */
+	struct ivring_slot *slots;
+};
+
+/*
+ * One event of the table.  The probe is the class's (events that share a
+ * class share a probe and a payload layout, as ftrace's DEFINE_EVENT); the
+ * descriptor is the probe's data pointer, which is how it learns its id.
+ */
+struct ivr_event {
+	const char *sys;
+	const char *name;		/* also the tracepoint's name */
+	void *probe;
+	/* Appends the class's field lines of the format text. */
+	int (*fields)(char *buf, size_t size);
+	const char *print_fmt;
+	u16 id;				/* common_type; index + 1 */
+	bool enabled;			/* probe registered; under ivr_mutex */
+	struct tracepoint *tp;		/* NULL: this kernel lacks it */
+};
+
+extern struct ivr_event ivr_events[];
+extern const unsigned int ivr_nr_events;
+
+/* Serialises device probe/remove, enabling and every sysfs write. */
+extern struct mutex ivr_mutex;
+extern struct ivr_instance __rcu *ivr_inst;
+extern bool ivr_tracing_on;
+
+/* Module parameters (main.c), read when a device is formatted. */
+extern unsigned int ivr_subbuf_size;
+extern unsigned int ivr_mode;
+int ivr_mode_parse(const char *val);
+const char *ivr_mode_name(unsigned int mode);
+
+/* events.c */
+void ivr_events_init_ids(void);
+int ivr_event_format(const struct ivr_event *ev, char *buf, size_t size);
+
+/* attach.c */
+void ivr_events_lookup(void);
+int ivr_event_set(struct ivr_event *ev, bool on);
+void ivr_events_disable_all(void);
+
+/* pci.c */
+int ivr_pci_register(void);
+int ivr_reformat(void);
+void ivr_pci_unregister(void);
+
+/* sysfs.c, set_event.c, per_cpu.c */
+int ivr_sysfs_init(void);
+void ivr_sysfs_exit(void);
+extern struct kobj_attribute ivr_set_event_attr;
+int ivr_per_cpu_init(struct kobject *root);
+void ivr_per_cpu_exit(void);
+
+#endif /* IVRING_KMOD_IVRING_H */

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * /sys/kernel/ivring/per_cpu/cpuN/stats, in the wording of tracefs's
+ * per_cpu/cpuN/stats, read from the counters the writer publishes in the
+ * segment (struct ivring_cpu), so the guest and the host see the same
+ * numbers:
+ *
+ *   entries          events committed since the segment was formatted
+ *   overrun          events overwritten before the host consumed them
+ *   bytes            bytes committed: headers, payloads and padding
+ *   oldest event ts  first event of the oldest sub-buffer still in the ring
+ *   now ts           the ring's clock now
+ *   dropped events   events lost because no sub-buffer was free
+ *   rejected events  events too large for a sub-buffer
+ *
+ * Timestamps are seconds.microseconds of the segment's clock (mono).
+ */
+#include <linux/cpumask.h>
+#include <linux/kobject.h>
+#include <linux/math64.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include "ivring.h"
+
+struct ivr_cpudir {
+	struct kobject kobj;
+	unsigned int cpu;
+};
+
+static struct kobject *ivr_per_cpu_kobj;
+static struct ivr_cpudir **ivr_cpudirs;
+
+static int ivr_emit_ts(char *buf, int len, const char *what, u64 ns)
+{
+	u32 rem;
+	u64 sec = div_u64_rem(ns, NSEC_PER_SEC, &rem);
+
+	return sysfs_emit_at(buf, len, "%s: %5llu.%06u\n", what, sec,
+			     rem / 1000);
+}
+
+/* Time stamp of the oldest sub-buffer that the ring still holds, or 0. */
+static u64 ivr_oldest_ts(const struct ivring_writer *w, unsigned int cpu)
+{
+	const struct ivring_writer_cpu *c = &w->cpus[cpu];
+	u64 commit = READ_ONCE(c->shared->commit_seq);
+	u64 seq = commit >= w->nr_subbufs ? commit - (w->nr_subbufs - 1) : 0;
+	u32 slot;
+	const struct ivring_subbuf_hdr *page;
+
+	div_u64_rem(seq, w->nr_subbufs, &slot);
+	/* A slot being rewritten has no oldest event to speak of. */
+	if (READ_ONCE(c->desc[slot].seq) != seq)
+		return 0;
+	page = (const struct ivring_subbuf_hdr *)(c->data +
+						  (u64)slot * w->subbuf_size);
+	return READ_ONCE(page->time_stamp);
+}
+
+static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	unsigned int cpu = container_of(kobj, struct ivr_cpudir, kobj)->cpu;
+	const struct ivr_instance *inst;
+	const struct ivring_cpu *s;
+	int len = 0;
+
+	mutex_lock(&ivr_mutex);
+	inst = rcu_dereference_protected(ivr_inst, lockdep_is_held(&ivr_mutex));
+	if (!inst || cpu >= inst->w.nr_cpus) {
+		mutex_unlock(&ivr_mutex);
+		return -ENODEV;
+	}
+	s = inst->w.cpus[cpu].shared;
+	len += sysfs_emit_at(buf, len, "entries: %llu\n", READ_ONCE(s->entries));
+	len += sysfs_emit_at(buf, len, "overrun: %llu\n", READ_ONCE(s->overrun));
+	len += sysfs_emit_at(buf, len, "bytes: %llu\n", READ_ONCE(s->bytes));
+	len += ivr_emit_ts(buf, len, "oldest event ts",
+			   ivr_oldest_ts(&inst->w, cpu));
+	len += ivr_emit_ts(buf, len, "now ts", ivring_clock(&inst->w));
+	len += sysfs_emit_at(buf, len, "dropped events: %llu\n",
+			     READ_ONCE(s->dropped));
+	len += sysfs_emit_at(buf, len, "rejected events: %llu\n",
+			     READ_ONCE(s->rejected));
+	mutex_unlock(&ivr_mutex);
+	return len;
+}
+
+static struct kobj_attribute ivr_stats_attr = __ATTR_RO(stats);
+
+static struct attribute *ivr_cpudir_attrs[] = {
+	&ivr_stats_attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(ivr_cpudir);
+
+static void ivr_cpudir_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct ivr_cpudir, kobj));
+}
+
+static struct kobj_type ivr_cpudir_ktype = {
+	.release = ivr_cpudir_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = ivr_cpudir_groups,
+};
+
+/* One directory per possible CPU: the segment has a sub-ring for each. */
+int ivr_per_cpu_init(struct kobject *root)
+{
+	unsigned int cpu;
+	int ret;
+
+	ivr_cpudirs = kcalloc(nr_cpu_ids, sizeof(*ivr_cpudirs), GFP_KERNEL);
+	if (!ivr_cpudirs)
+		return -ENOMEM;
+	ivr_per_cpu_kobj = kobject_create_and_add("per_cpu", root);
+	if (!ivr_per_cpu_kobj)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct ivr_cpudir *d = kzalloc(sizeof(*d), GFP_KERNEL);
+
+		if (!d)
+			return -ENOMEM;
+		d->cpu = cpu;
+		ret = kobject_init_and_add(&d->kobj, &ivr_cpudir_ktype,
+					   ivr_per_cpu_kobj, "cpu%u", cpu);
+		if (ret) {
+			kobject_put(&d->kobj);
+			return ret;
+		}
+		ivr_cpudirs[cpu] = d;
+	}
+	return 0;
+}
+
+/* Safe after a partial ivr_per_cpu_init(). */
+void ivr_per_cpu_exit(void)
+{
+	unsigned int cpu;
+
+	if (ivr_cpudirs)
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+			if (ivr_cpudirs[cpu])
+				kobject_put(&ivr_cpudirs[cpu]->kobj);
+	kfree(ivr_cpudirs);
+	ivr_cpudirs = NULL;
+	kobject_put(ivr_per_cpu_kobj);
+	ivr_per_cpu_kobj = NULL;
+}

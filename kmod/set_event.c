@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * /sys/kernel/ivring/set_event, with tracefs's syntax.  Each word written
+ * is one of
+ *
+ *   sys:event   the event            sys:* or sys:   every event of sys
+ *   *:event     event in any system  event or sys    tracefs's bare word:
+ *   !WORD       disables instead                     an event or a system
+ *
+ * sysfs cannot see O_TRUNC, so a write only adds (or, with !, removes), as
+ * tracefs's "echo ... >> set_event" does; a write of nothing but blanks
+ * disables every event, as tracefs's "echo > set_event".  Reading lists
+ * the enabled events as sys:event.
+ */
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "ivring.h"
+
+static bool ivr_match(const char *pat, const char *s)
+{
+	return !*pat || !strcmp(pat, "*") || !strcmp(pat, s);
+}
+
+/* Apply one word; -EINVAL when it names no event, as tracefs. */
+static int ivr_set_event_word(char *word)
+{
+	bool on = true, found = false;
+	char *sys = NULL, *ev = word;
+	unsigned int i;
+	int ret;
+
+	if (*word == '!') {
+		on = false;
+		word++;
+		ev = word;
+	}
+	if (strchr(word, ':')) {
+		sys = strsep(&ev, ":");
+		if (!*sys && !*ev)
+			return -EINVAL;
+	}
+	for (i = 0; i < ivr_nr_events; i++) {
+		struct ivr_event *e = &ivr_events[i];
+
+		if (!e->tp)
+			continue;
+		if (sys ? !ivr_match(sys, e->sys) || !ivr_match(ev, e->name) :
+			  strcmp(ev, "*") && strcmp(ev, e->name) &&
+			  strcmp(ev, e->sys))
+			continue;
+		found = true;
+		ret = ivr_event_set(e, on);
+		if (ret)
+			return ret;
+	}
+	return found ? 0 : -EINVAL;
+}
+
+static ssize_t set_event_store(struct kobject *kobj,
+			       struct kobj_attribute *attr, const char *buf,
+			       size_t count)
+{
+	char *copy, *cur, *word;
+	bool any = false;
+	unsigned int i;
+	int ret = 0;
+
+	copy = kstrndup(buf, count, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	cur = copy;
+	mutex_lock(&ivr_mutex);
+	while (!ret && (word = strsep(&cur, " \t\n"))) {
+		if (!*word)
+			continue;
+		any = true;
+		ret = ivr_set_event_word(word);
+	}
+	if (!any)
+		for (i = 0; i < ivr_nr_events && !ret; i++)
+			if (ivr_events[i].tp)
+				ret = ivr_event_set(&ivr_events[i], false);
+	mutex_unlock(&ivr_mutex);
+	kfree(copy);
+	return ret ? ret : count;
+}
+
+static ssize_t set_event_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	unsigned int i;
+	int len = 0;
+
+	mutex_lock(&ivr_mutex);
+	for (i = 0; i < ivr_nr_events; i++)
+		if (ivr_events[i].enabled)
+			len += sysfs_emit_at(buf, len, "%s:%s\n",
+					     ivr_events[i].sys,
+					     ivr_events[i].name);
+	mutex_unlock(&ivr_mutex);
+	return len;
+}
+
+struct kobj_attribute ivr_set_event_attr = __ATTR_RW(set_event);

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * /sys/kernel/ivring/: control in the shape of tracefs, so that people and
+ * scripts that drive ftrace can drive ivring the same way.
+ *
+ *   tracing_on                    0/1: probes write, or return at once
+ *   available_events              sys:event, one a line
+ *   set_event                     tracefs's syntax (set_event.c)
+ *   mode                          discard or overwrite; changes only while
+ *                                 tracing_on is 0, and empties the rings
+ *   reset                         write 1: empty the rings (the segment is
+ *                                 formatted again, with a new generation)
+ *   per_cpu/cpuN/stats            per_cpu.c
+ *   events/enable                 0/1/X for every event
+ *   events/<sys>/enable           0/1/X for the system's events
+ *   events/<sys>/<event>/enable   0/1
+ *   events/<sys>/<event>/format   the format text, as in the segment
+ *   events/<sys>/<event>/id       the event's common_type
+ *
+ * Only events whose tracepoint this kernel has appear.
+ */
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "ivring.h"
+
+struct ivr_evdir {
+	struct kobject kobj;
+	struct ivr_event *ev;
+};
+
+struct ivr_sysdir {
+	struct kobject kobj;
+	const char *sys;
+};
+
+static struct kobject *ivr_root, *ivr_events_kobj;
+static struct ivr_evdir **ivr_evdirs;
+static struct ivr_sysdir **ivr_sysdirs;
+static unsigned int ivr_nr_sysdirs;
+
+/* sys NULL means every event. */
+static bool ivr_in_sys(const struct ivr_event *ev, const char *sys)
+{
+	return ev->tp && (!sys || !strcmp(ev->sys, sys));
+}
+
+/* tracefs's reading of a system's enable: 0, 1, or X when mixed. */
+static ssize_t ivr_show_sys_enable(const char *sys, char *buf)
+{
+	bool any_on = false, any_off = false;
+	unsigned int i;
+
+	mutex_lock(&ivr_mutex);
+	for (i = 0; i < ivr_nr_events; i++) {
+		if (!ivr_in_sys(&ivr_events[i], sys))
+			continue;
+		if (ivr_events[i].enabled)
+			any_on = true;
+		else
+			any_off = true;
+	}
+	mutex_unlock(&ivr_mutex);
+	return sysfs_emit(buf, "%c\n", any_on && any_off ? 'X' :
+			  any_on ? '1' : '0');
+}
+
+static int ivr_parse_enable(const char *buf, bool *on)
+{
+	unsigned int v;
+	int ret = kstrtouint(buf, 10, &v);
+
+	if (ret)
+		return ret;
+	if (v > 1)
+		return -EINVAL;
+	*on = v;
+	return 0;
+}
+
+static ssize_t ivr_store_sys_enable(const char *sys, const char *buf,
+				    size_t count)
+{
+	unsigned int i;
+	int ret;
+	bool on;
+
+	ret = ivr_parse_enable(buf, &on);
+	if (ret)
+		return ret;
+	mutex_lock(&ivr_mutex);
+	for (i = 0; i < ivr_nr_events && !ret; i++)
+		if (ivr_in_sys(&ivr_events[i], sys))
+			ret = ivr_event_set(&ivr_events[i], on);
+	mutex_unlock(&ivr_mutex);
+	return ret ? ret : count;
+}
+
+/* --- events/<sys>/<event>/ ---------------------------------------------- */
+
+static struct ivr_event *ivr_kobj_event(struct kobject *kobj)
+{
+	return container_of(kobj, struct ivr_evdir, kobj)->ev;
+}
+
+static ssize_t enable_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(ivr_kobj_event(kobj)->enabled));
+}
+
+static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	int ret;
+	bool on;
+
+	ret = ivr_parse_enable(buf, &on);
+	if (ret)
+		return ret;
+	mutex_lock(&ivr_mutex);
+	ret = ivr_event_set(ivr_kobj_event(kobj), on);
+	mutex_unlock(&ivr_mutex);
+	return ret ? ret : count;
+}
+
+static ssize_t format_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return ivr_event_format(ivr_kobj_event(kobj), buf, PAGE_SIZE);
+}
+
+static ssize_t id_show(struct kobject *kobj, struct kobj_attribute *attr,
+		       char *buf)
+{
+	return sysfs_emit(buf, "%u\n", ivr_kobj_event(kobj)->id);
+}
+
+static struct kobj_attribute ivr_ev_enable = __ATTR_RW(enable);
+static struct kobj_attribute ivr_ev_format = __ATTR_RO(format);
+static struct kobj_attribute ivr_ev_id = __ATTR_RO(id);
+
+static struct attribute *ivr_evdir_attrs[] = {
+	&ivr_ev_enable.attr,
+	&ivr_ev_format.attr,
+	&ivr_ev_id.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(ivr_evdir);
+
+static void ivr_evdir_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct ivr_evdir, kobj));
+}
+
+static struct kobj_type ivr_evdir_ktype = {
+	.release = ivr_evdir_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = ivr_evdir_groups,
+};
+
+/* --- events/<sys>/ ------------------------------------------------------ */
+
+static const char *ivr_kobj_sys(struct kobject *kobj)
+{
+	return container_of(kobj, struct ivr_sysdir, kobj)->sys;
+}
+
+static ssize_t sys_enable_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return ivr_show_sys_enable(ivr_kobj_sys(kobj), buf);
+}
+
+static ssize_t sys_enable_store(struct kobject *kobj,
+				struct kobj_attribute *attr, const char *buf,
+				size_t count)
+{
+	return ivr_store_sys_enable(ivr_kobj_sys(kobj), buf, count);
+}
+
+static struct kobj_attribute ivr_sys_enable =
+	__ATTR(enable, 0644, sys_enable_show, sys_enable_store);
+
+static struct attribute *ivr_sysdir_attrs[] = {
+	&ivr_sys_enable.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(ivr_sysdir);
+
+static void ivr_sysdir_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct ivr_sysdir, kobj));
+}
+
+static struct kobj_type ivr_sysdir_ktype = {
+	.release = ivr_sysdir_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = ivr_sysdir_groups,
+};
+
+/* --- events/ ------------------------------------------------------------ */
+
+static ssize_t all_enable_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return ivr_show_sys_enable(NULL, buf);
+}
+
+static ssize_t all_enable_store(struct kobject *kobj,
+				struct kobj_attribute *attr, const char *buf,
+				size_t count)
+{
+	return ivr_store_sys_enable(NULL, buf, count);
+}
+
+static struct kobj_attribute ivr_all_enable =
+	__ATTR(enable, 0644, all_enable_show, all_enable_store);
+
+static struct attribute *ivr_events_attrs[] = {
+	&ivr_all_enable.attr,
+	NULL,
+};
+
+static const struct attribute_group ivr_events_group = {
+	.attrs = ivr_events_attrs,
+};
+
+/* --- the top directory -------------------------------------------------- */
+
+static ssize_t tracing_on_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(ivr_tracing_on));
+}
+
+static ssize_t tracing_on_store(struct kobject *kobj,
+				struct kobj_attribute *attr, const char *buf,
+				size_t count)
+{
+	int ret;
+	bool on;
+
+	ret = ivr_parse_enable(buf, &on);
+	if (ret)
+		return ret;
+	/* Probes read it without a lock; one already past it finishes. */
+	WRITE_ONCE(ivr_tracing_on, on);
+	return count;
+}
+
+static ssize_t available_events_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; i < ivr_nr_events; i++)
+		if (ivr_events[i].tp)
+			len += sysfs_emit_at(buf, len, "%s:%s\n",
+					     ivr_events[i].sys,
+					     ivr_events[i].name);
+	return len;
+}
+
+static ssize_t mode_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", ivr_mode_name(READ_ONCE(ivr_mode)));
+}
+
+/*
+ * A mode change formats the segment again: the writer's state and the
+ * pages' meaning depend on the mode, and a reader must start over.  Only
+ * while tracing is off, so that nobody loses events by surprise.
+ */
+static ssize_t mode_store(struct kobject *kobj, struct kobj_attribute *attr,
+			  const char *buf, size_t count)
+{
+	int mode = ivr_mode_parse(buf);
+	int ret = 0;
+
+	if (mode < 0)
+		return -EINVAL;
+	mutex_lock(&ivr_mutex);
+	if (READ_ONCE(ivr_tracing_on)) {
+		ret = -EBUSY;
+	} else if (mode != ivr_mode) {
+		WRITE_ONCE(ivr_mode, mode);
+		ret = ivr_reformat();
+		/* No device yet: the mode applies when one is bound. */
+		if (ret == -ENODEV)
+			ret = 0;
+	}
+	mutex_unlock(&ivr_mutex);
+	return ret ? ret : count;
+}
+
+static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	int ret;
+	bool on;
+
+	ret = ivr_parse_enable(buf, &on);
+	if (ret || !on)
+		return ret ? ret : -EINVAL;
+	mutex_lock(&ivr_mutex);
+	ret = ivr_reformat();
+	mutex_unlock(&ivr_mutex);
+	return ret ? ret : count;
+}
+
+static struct kobj_attribute ivr_tracing_on_attr = __ATTR_RW(tracing_on);
+static struct kobj_attribute ivr_available_attr = __ATTR_RO(available_events);
+static struct kobj_attribute ivr_mode_attr = __ATTR_RW(mode);
+static struct kobj_attribute ivr_reset_attr = __ATTR_WO(reset);
+
+static struct attribute *ivr_root_attrs[] = {
+	&ivr_tracing_on_attr.attr,
+	&ivr_available_attr.attr,
+	&ivr_set_event_attr.attr,
+	&ivr_mode_attr.attr,
+	&ivr_reset_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group ivr_root_group = {
+	.attrs = ivr_root_attrs,
+};
+
+static struct ivr_sysdir *ivr_add_sysdir(const char *sys)
+{
+	struct ivr_sysdir *d;
+	int ret;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return ERR_PTR(-ENOMEM);
+	d->sys = sys;
+	ret = kobject_init_and_add(&d->kobj, &ivr_sysdir_ktype, ivr_events_kobj,
+				   "%s", sys);
+	if (ret) {
+		kobject_put(&d->kobj);
+		return ERR_PTR(ret);
+	}
+	ivr_sysdirs[ivr_nr_sysdirs++] = d;
+	return d;
+}
+
+static int ivr_add_evdir(struct ivr_sysdir *sd, unsigned int i)
+{
+	struct ivr_evdir *d;
+	int ret;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	d->ev = &ivr_events[i];
+	ret = kobject_init_and_add(&d->kobj, &ivr_evdir_ktype, &sd->kobj, "%s",
+				   d->ev->name);
+	if (ret) {
+		kobject_put(&d->kobj);
+		return ret;
+	}
+	ivr_evdirs[i] = d;
+	return 0;
+}
+
+/* One directory per system, in table order; the table groups by system. */
+static int ivr_add_event_dirs(void)
+{
+	struct ivr_sysdir *sd = NULL;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ivr_nr_events; i++) {
+		const struct ivr_event *ev = &ivr_events[i];
+
+		if (!ev->tp)
+			continue;
+		if (!sd || strcmp(sd->sys, ev->sys)) {
+			sd = ivr_add_sysdir(ev->sys);
+			if (IS_ERR(sd))
+				return PTR_ERR(sd);
+		}
+		ret = ivr_add_evdir(sd, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int ivr_sysfs_init(void)
+{
+	int ret = -ENOMEM;
+
+	ivr_evdirs = kcalloc(ivr_nr_events, sizeof(*ivr_evdirs), GFP_KERNEL);
+	ivr_sysdirs = kcalloc(ivr_nr_events, sizeof(*ivr_sysdirs), GFP_KERNEL);
+	if (!ivr_evdirs || !ivr_sysdirs)
+		goto err;
+
+	ivr_root = kobject_create_and_add(IVR_NAME, kernel_kobj);
+	if (!ivr_root)
+		goto err;
+	ret = sysfs_create_group(ivr_root, &ivr_root_group);
+	if (ret)
+		goto err;
+	ivr_events_kobj = kobject_create_and_add("events", ivr_root);
+	if (!ivr_events_kobj) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	ret = sysfs_create_group(ivr_events_kobj, &ivr_events_group);
+	if (ret)
+		goto err;
+	ret = ivr_add_event_dirs();
+	if (ret)
+		goto err;
+	ret = ivr_per_cpu_init(ivr_root);
+	if (ret)
+		goto err;
+	return 0;
+
+err:
+	pr_err(IVR_NAME ": cannot create /sys/kernel/" IVR_NAME ": %d\n", ret);
+	ivr_sysfs_exit();
+	return ret;
+}
+
+/* Children first; removal waits for readers and writers in progress. */
+void ivr_sysfs_exit(void)
+{
+	unsigned int i;
+
+	ivr_per_cpu_exit();
+	if (ivr_evdirs)
+		for (i = 0; i < ivr_nr_events; i++)
+			if (ivr_evdirs[i])
+				kobject_put(&ivr_evdirs[i]->kobj);
+	for (i = 0; i < ivr_nr_sysdirs; i++)
+		kobject_put(&ivr_sysdirs[i]->kobj);
+	ivr_nr_sysdirs = 0;
+	kobject_put(ivr_events_kobj);
+	kobject_put(ivr_root);
+	ivr_events_kobj = NULL;
+	ivr_root = NULL;
+	kfree(ivr_evdirs);
+	kfree(ivr_sysdirs);
+	ivr_evdirs = NULL;
+	ivr_sysdirs = NULL;
+}
