@@ -246,12 +246,35 @@ static int open_segment(const struct read_opts *o, struct ivring **r)
 		.errbuf_len = sizeof(err),
 	};
 	uint64_t deadline = now_ns() + OPEN_RETRY_NS;
+	bool told = false;
 	int ret;
 
-	/* A guest that is formatting the segment is done within moments. */
-	while ((ret = ivring__open(o->path, &oo, r)) == -EAGAIN &&
-	       now_ns() < deadline && !stop_requested)
+	for (;;) {
+		ret = ivring__open(o->path, &oo, r);
+		if (!ret || stop_requested)
+			break;
+		/* A guest that is formatting the segment is done within moments. */
+		if (ret == -EAGAIN && now_ns() < deadline) {
+			sleep_ns(BACKOFF_MAX_NS);
+			continue;
+		}
+		/*
+		 * Following, a segment that does not exist yet or that the
+		 * guest has not formatted yet (QEMU starts before the module
+		 * loads) is one to wait for, not an error.
+		 */
+		if (!o->follow || (ret != -ENOENT && ret != -ENOTTY &&
+				   ret != -EAGAIN))
+			break;
+		if (!told)
+			tool_warn("%s; waiting for the guest", err);
+		told = true;
 		sleep_ns(BACKOFF_MAX_NS);
+	}
+	if (ret && told && stop_requested) {
+		*r = NULL;	/* Ctrl-C while waiting: nothing to read, no error */
+		return 0;
+	}
 	if (ret) {
 		tool_warn("%s", err[0] ? err : strerror(-ret));
 		return open_exit_code(ret);
@@ -466,7 +489,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	err = open_segment(&o, &r);
-	if (err)
+	if (err || !r)
 		goto out;
 	err = select_cpus(r, &o);
 	if (err)
