@@ -36,6 +36,15 @@
 	IVR_EVENT(sys, event, event)
 #endif
 
+/*
+ * The kernel's own TP_printk(): the format, then the arguments stringified
+ * after macro expansion, exactly as ftrace builds "print fmt:" (stage 7 of
+ * include/trace/stages/), so constants and helper macros (show_gfp_flags(),
+ * pfn_to_page(), ...) read as the guest's tracefs shows them.  Arguments are
+ * copied from include/trace/events/ with __entry written REC.
+ */
+#define IVR_PRINTK(fmt, ...)	"\"" fmt "\", " __stringify(__VA_ARGS__)
+
 /* --- sched --------------------------------------------------------------- */
 
 /*
@@ -177,5 +186,500 @@ IVR_EVENT(irq, softirq_entry, softirq)
 IVR_EVENT(irq, softirq_exit, softirq)
 IVR_EVENT(irq, softirq_raise, softirq)
 
+/* --- timer --------------------------------------------------------------- */
+
+IVR_CLASS(timer_class,
+	IVR_PROTO(struct timer_list *timer),
+	IVR_ARGS(timer),
+	IVR_FIELDS(
+		ivr_field(void *, timer, timer)
+	),
+	IVR_PRINTK("timer=%p", REC->timer))
+IVR_EVENT(timer, timer_init, timer_class)
+
+IVR_TRACE_EVENT(timer, timer_start,
+	IVR_PROTO(struct timer_list *timer, unsigned long expires,
+		  unsigned int flags),
+	IVR_ARGS(timer, expires, flags),
+	IVR_FIELDS(
+		ivr_field(void *, timer, timer)
+		ivr_field(void *, function, timer->function)
+		ivr_field(unsigned long, expires, expires)
+		ivr_field(unsigned long, now, jiffies)
+		ivr_field(unsigned int, flags, flags)
+	),
+	IVR_PRINTK("timer=%p function=%ps expires=%lu [timeout=%ld] cpu=%u idx=%u flags=%s",
+		  REC->timer, REC->function, REC->expires,
+		  (long)REC->expires - REC->now,
+		  REC->flags & TIMER_CPUMASK,
+		  REC->flags >> TIMER_ARRAYSHIFT,
+		  decode_timer_flags(REC->flags & TIMER_TRACE_FLAGMASK)))
+
+IVR_TRACE_EVENT(timer, timer_expire_entry,
+	IVR_PROTO(struct timer_list *timer, unsigned long baseclk),
+	IVR_ARGS(timer, baseclk),
+	IVR_FIELDS(
+		ivr_field(void *, timer, timer)
+		ivr_field(unsigned long, now, jiffies)
+		ivr_field(void *, function, timer->function)
+		ivr_field(unsigned long, baseclk, baseclk)
+	),
+	IVR_PRINTK("timer=%p function=%ps now=%lu baseclk=%lu",
+		  REC->timer, REC->function, REC->now,
+		  REC->baseclk))
+
+IVR_EVENT(timer, timer_expire_exit, timer_class)
+IVR_EVENT(timer, timer_cancel, timer_class)
+
+IVR_TRACE_EVENT(timer, hrtimer_init,
+	IVR_PROTO(struct hrtimer *hrtimer, clockid_t clockid,
+		  enum hrtimer_mode mode),
+	IVR_ARGS(hrtimer, clockid, mode),
+	IVR_FIELDS(
+		ivr_field(void *, hrtimer, hrtimer)
+		ivr_field(clockid_t, clockid, clockid)
+		ivr_field(enum hrtimer_mode, mode, mode)
+	),
+	IVR_PRINTK("hrtimer=%p clockid=%s mode=%s", REC->hrtimer,
+		  decode_clockid(REC->clockid),
+		  decode_hrtimer_mode(REC->mode)))
+
+IVR_TRACE_EVENT(timer, hrtimer_start,
+	IVR_PROTO(struct hrtimer *hrtimer, enum hrtimer_mode mode,
+		  bool was_armed),
+	IVR_ARGS(hrtimer, mode, was_armed),
+	IVR_FIELDS(
+		ivr_field(void *, hrtimer, hrtimer)
+		ivr_field(void *, function, hrtimer->function)
+		ivr_field(s64, expires, hrtimer_get_expires(hrtimer))
+		ivr_field(s64, softexpires, hrtimer_get_softexpires(hrtimer))
+		ivr_field(enum hrtimer_mode, mode, mode)
+		ivr_field(bool, was_armed, was_armed)
+	),
+	IVR_PRINTK("hrtimer=%p function=%ps expires=%llu softexpires=%llu "
+		  "mode=%s was_armed=%d", REC->hrtimer, REC->function,
+		  (unsigned long long) REC->expires,
+		  (unsigned long long) REC->softexpires,
+		  decode_hrtimer_mode(REC->mode), REC->was_armed))
+
+IVR_TRACE_EVENT(timer, hrtimer_expire_entry,
+	IVR_PROTO(struct hrtimer *hrtimer, ktime_t *now),
+	IVR_ARGS(hrtimer, now),
+	IVR_FIELDS(
+		ivr_field(void *, hrtimer, hrtimer)
+		ivr_field(s64, now, *now)
+		ivr_field(void *, function, hrtimer->function)
+	),
+	IVR_PRINTK("hrtimer=%p function=%ps now=%llu",
+		  REC->hrtimer, REC->function,
+		  (unsigned long long) REC->now))
+
+IVR_CLASS(hrtimer_class,
+	IVR_PROTO(struct hrtimer *hrtimer),
+	IVR_ARGS(hrtimer),
+	IVR_FIELDS(
+		ivr_field(void *, hrtimer, hrtimer)
+	),
+	IVR_PRINTK("hrtimer=%p", REC->hrtimer))
+IVR_EVENT(timer, hrtimer_expire_exit, hrtimer_class)
+IVR_EVENT(timer, hrtimer_cancel, hrtimer_class)
+
+IVR_TRACE_EVENT(timer, itimer_state,
+	IVR_PROTO(int which, const struct itimerspec64 *const value,
+		  unsigned long long expires),
+	IVR_ARGS(which, value, expires),
+	IVR_FIELDS(
+		ivr_field(int, which, which)
+		ivr_field(unsigned long long, expires, expires)
+		ivr_field(long, value_sec, value->it_value.tv_sec)
+		ivr_field(long, value_nsec, value->it_value.tv_nsec)
+		ivr_field(long, interval_sec, value->it_interval.tv_sec)
+		ivr_field(long, interval_nsec, value->it_interval.tv_nsec)
+	),
+	IVR_PRINTK("which=%d expires=%llu it_value=%ld.%06ld it_interval=%ld.%06ld",
+		  REC->which, REC->expires,
+		  REC->value_sec, REC->value_nsec / NSEC_PER_USEC,
+		  REC->interval_sec, REC->interval_nsec / NSEC_PER_USEC))
+
+IVR_TRACE_EVENT(timer, itimer_expire,
+	IVR_PROTO(int which, struct pid *pid, unsigned long long now),
+	IVR_ARGS(which, pid, now),
+	IVR_FIELDS(
+		ivr_field(int, which, which)
+		ivr_field(pid_t, pid, pid_nr(pid))
+		ivr_field(unsigned long long, now, now)
+	),
+	IVR_PRINTK("which=%d pid=%d now=%llu", REC->which,
+		  (int) REC->pid, REC->now))
+
+/*
+ * show_tick_dep_name(): ftrace rewrites the TICK_DEP_BIT_* enums to numbers
+ * at boot (TRACE_DEFINE_ENUM); events.c checks the numbers.
+ */
+IVR_TRACE_EVENT(timer, tick_stop,
+	IVR_PROTO(int success, int dependency),
+	IVR_ARGS(success, dependency),
+	IVR_FIELDS(
+		ivr_field(int, success, success)
+		ivr_field(int, dependency, dependency)
+	),
+	"\"success=%d dependency=%s\", REC->success, "
+	"__print_symbolic(REC->dependency, { 0, \"NONE\" }, "
+	"{ (1 << 0), \"POSIX_TIMER\" }, { (1 << 1), \"PERF_EVENTS\" }, "
+	"{ (1 << 2), \"SCHED\" }, { (1 << 3), \"CLOCK_UNSTABLE\" }, "
+	"{ (1 << 4), \"RCU\" }, { (1 << 5), \"RCU_EXP\" })")
+
+/* --- kmem ---------------------------------------------------------------- */
+
+IVR_TRACE_EVENT(kmem, kmem_cache_alloc,
+	IVR_PROTO(unsigned long call_site, const void *ptr,
+		  struct kmem_cache *s, gfp_t gfp_flags, int node),
+	IVR_ARGS(call_site, ptr, s, gfp_flags, node),
+	IVR_FIELDS(
+		ivr_field(unsigned long, call_site, call_site)
+		ivr_field(const void *, ptr, ptr)
+		ivr_field(size_t, bytes_req, s->object_size)
+		ivr_field(size_t, bytes_alloc, s->size)
+		ivr_field(unsigned long, gfp_flags,
+			  (__force unsigned long)gfp_flags)
+		ivr_field(int, node, node)
+		ivr_field(bool, accounted, IS_ENABLED(CONFIG_MEMCG_KMEM) ?
+			  ((gfp_flags & __GFP_ACCOUNT) ||
+			   (s->flags & SLAB_ACCOUNT)) : false)
+	),
+	IVR_PRINTK("call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%s node=%d accounted=%s",
+		(void *)REC->call_site,
+		REC->ptr,
+		REC->bytes_req,
+		REC->bytes_alloc,
+		show_gfp_flags(REC->gfp_flags),
+		REC->node,
+		REC->accounted ? "true" : "false"))
+
+IVR_TRACE_EVENT(kmem, kmalloc,
+	IVR_PROTO(unsigned long call_site, const void *ptr, size_t bytes_req,
+		  size_t bytes_alloc, gfp_t gfp_flags, int node),
+	IVR_ARGS(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node),
+	IVR_FIELDS(
+		ivr_field(unsigned long, call_site, call_site)
+		ivr_field(const void *, ptr, ptr)
+		ivr_field(size_t, bytes_req, bytes_req)
+		ivr_field(size_t, bytes_alloc, bytes_alloc)
+		ivr_field(unsigned long, gfp_flags,
+			  (__force unsigned long)gfp_flags)
+		ivr_field(int, node, node)
+	),
+	IVR_PRINTK("call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%s node=%d accounted=%s",
+		(void *)REC->call_site,
+		REC->ptr,
+		REC->bytes_req,
+		REC->bytes_alloc,
+		show_gfp_flags(REC->gfp_flags),
+		REC->node,
+		(IS_ENABLED(CONFIG_MEMCG_KMEM) &&
+		 (REC->gfp_flags & (__force unsigned long)__GFP_ACCOUNT)) ? "true" : "false"))
+
+IVR_TRACE_EVENT(kmem, kfree,
+	IVR_PROTO(unsigned long call_site, const void *ptr),
+	IVR_ARGS(call_site, ptr),
+	IVR_FIELDS(
+		ivr_field(unsigned long, call_site, call_site)
+		ivr_field(const void *, ptr, ptr)
+	),
+	IVR_PRINTK("call_site=%pS ptr=%p",
+		  (void *)REC->call_site, REC->ptr))
+
+IVR_TRACE_EVENT(kmem, kmem_cache_free,
+	IVR_PROTO(unsigned long call_site, const void *ptr,
+		  const struct kmem_cache *s),
+	IVR_ARGS(call_site, ptr, s),
+	IVR_FIELDS(
+		ivr_field(unsigned long, call_site, call_site)
+		ivr_field(const void *, ptr, ptr)
+		ivr_string(name, s->name)
+	),
+	IVR_PRINTK("call_site=%pS ptr=%p name=%s",
+		  (void *)REC->call_site, REC->ptr, __get_str(name)))
+
+IVR_TRACE_EVENT(kmem, mm_page_free,
+	IVR_PROTO(struct page *page, unsigned int order),
+	IVR_ARGS(page, order),
+	IVR_FIELDS(
+		ivr_field(unsigned long, pfn, page_to_pfn(page))
+		ivr_field(unsigned int, order, order)
+	),
+	IVR_PRINTK("page=%p pfn=0x%lx order=%d",
+			pfn_to_page(REC->pfn),
+			REC->pfn,
+			REC->order))
+
+IVR_TRACE_EVENT(kmem, mm_page_free_batched,
+	IVR_PROTO(struct page *page),
+	IVR_ARGS(page),
+	IVR_FIELDS(
+		ivr_field(unsigned long, pfn, page_to_pfn(page))
+	),
+	IVR_PRINTK("page=%p pfn=0x%lx order=0",
+			pfn_to_page(REC->pfn),
+			REC->pfn))
+
+IVR_TRACE_EVENT(kmem, mm_page_alloc,
+	IVR_PROTO(struct page *page, unsigned int order, gfp_t gfp_flags,
+		  int migratetype),
+	IVR_ARGS(page, order, gfp_flags, migratetype),
+	IVR_FIELDS(
+		ivr_field(unsigned long, pfn, page ? page_to_pfn(page) : -1UL)
+		ivr_field(unsigned int, order, order)
+		ivr_field(unsigned long, gfp_flags,
+			  (__force unsigned long)gfp_flags)
+		ivr_field(int, migratetype, migratetype)
+	),
+	IVR_PRINTK("page=%p pfn=0x%lx order=%d migratetype=%d gfp_flags=%s",
+		REC->pfn != -1UL ? pfn_to_page(REC->pfn) : NULL,
+		REC->pfn != -1UL ? REC->pfn : 0,
+		REC->order,
+		REC->migratetype,
+		show_gfp_flags(REC->gfp_flags)))
+
+IVR_CLASS(mm_page,
+	IVR_PROTO(struct page *page, unsigned int order, int migratetype,
+		  int percpu_refill),
+	IVR_ARGS(page, order, migratetype, percpu_refill),
+	IVR_FIELDS(
+		ivr_field(unsigned long, pfn, page ? page_to_pfn(page) : -1UL)
+		ivr_field(unsigned int, order, order)
+		ivr_field(int, migratetype, migratetype)
+		ivr_field(int, percpu_refill, percpu_refill)
+	),
+	IVR_PRINTK("page=%p pfn=0x%lx order=%u migratetype=%d percpu_refill=%d",
+		REC->pfn != -1UL ? pfn_to_page(REC->pfn) : NULL,
+		REC->pfn != -1UL ? REC->pfn : 0,
+		REC->order,
+		REC->migratetype,
+		REC->percpu_refill))
+IVR_EVENT(kmem, mm_page_alloc_zone_locked, mm_page)
+
+IVR_TRACE_EVENT(kmem, mm_page_pcpu_drain,
+	IVR_PROTO(struct page *page, unsigned int order, int migratetype),
+	IVR_ARGS(page, order, migratetype),
+	IVR_FIELDS(
+		ivr_field(unsigned long, pfn, page ? page_to_pfn(page) : -1UL)
+		ivr_field(unsigned int, order, order)
+		ivr_field(int, migratetype, migratetype)
+	),
+	IVR_PRINTK("page=%p pfn=0x%lx order=%d migratetype=%d",
+		pfn_to_page(REC->pfn), REC->pfn,
+		REC->order, REC->migratetype))
+
+/*
+ * change_ownership: the kernel's get_pageblock_migratetype() is not
+ * exported; ivr_pageblock_migratetype() (events.c) reads the same bits.
+ */
+IVR_TRACE_EVENT(kmem, mm_page_alloc_extfrag,
+	IVR_PROTO(struct page *page, int alloc_order, int fallback_order,
+		  int alloc_migratetype, int fallback_migratetype),
+	IVR_ARGS(page, alloc_order, fallback_order, alloc_migratetype,
+		 fallback_migratetype),
+	IVR_FIELDS(
+		ivr_field(unsigned long, pfn, page_to_pfn(page))
+		ivr_field(int, alloc_order, alloc_order)
+		ivr_field(int, fallback_order, fallback_order)
+		ivr_field(int, alloc_migratetype, alloc_migratetype)
+		ivr_field(int, fallback_migratetype, fallback_migratetype)
+		ivr_field(int, change_ownership, alloc_migratetype ==
+			  ivr_pageblock_migratetype(page))
+	),
+	IVR_PRINTK("page=%p pfn=0x%lx alloc_order=%d fallback_order=%d pageblock_order=%d alloc_migratetype=%d fallback_migratetype=%d fragmenting=%d change_ownership=%d",
+		pfn_to_page(REC->pfn),
+		REC->pfn,
+		REC->alloc_order,
+		REC->fallback_order,
+		pageblock_order,
+		REC->alloc_migratetype,
+		REC->fallback_migratetype,
+		REC->fallback_order < pageblock_order,
+		REC->change_ownership))
+
+/*
+ * rss_stat.  mm_id: the kernel hashes the mm pointer with
+ * ptr_to_hashval(), which is not exported; ivring uses hash_ptr() instead.
+ * Same meaning (a stable id of the mm that hides its address), other
+ * values: ids from ivring and from the guest's ftrace do not match.  The
+ * member names are ftrace's TRACE_DEFINE_ENUM()ed numbers, checked in
+ * events.c.
+ */
+IVR_TRACE_EVENT(kmem, rss_stat,
+	IVR_PROTO(struct mm_struct *mm, int member, long count),
+	IVR_ARGS(mm, member, count),
+	IVR_FIELDS(
+		ivr_field(unsigned int, mm_id, (unsigned int)hash_ptr(mm, 32))
+		ivr_field(unsigned int, curr, current->mm == mm &&
+			  !(current->flags & PF_KTHREAD))
+		ivr_field(int, member, member)
+		ivr_field(long, size, count << PAGE_SHIFT)
+	),
+	"\"mm_id=%u curr=%d type=%s size=%ldB\", REC->mm_id, REC->curr, "
+	"__print_symbolic(REC->member, { 0, \"MM_FILEPAGES\" }, "
+	"{ 1, \"MM_ANONPAGES\" }, { 2, \"MM_SWAPENTS\" }, "
+	"{ 3, \"MM_SHMEMPAGES\" }), REC->size")
+
+/* --- raw_syscalls -------------------------------------------------------- */
+
+IVR_TRACE_EVENT(raw_syscalls, sys_enter,
+	IVR_PROTO(struct pt_regs *regs, long id),
+	IVR_ARGS(regs, id),
+	IVR_FIELDS(
+		ivr_field(long, id, id)
+		ivr_array(unsigned long, args, 6,
+			  ivr_syscall_args(regs, (unsigned long[6]){ 0 }))
+	),
+	IVR_PRINTK("NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)",
+		  REC->id,
+		  REC->args[0], REC->args[1], REC->args[2],
+		  REC->args[3], REC->args[4], REC->args[5]))
+
+IVR_TRACE_EVENT(raw_syscalls, sys_exit,
+	IVR_PROTO(struct pt_regs *regs, long ret),
+	IVR_ARGS(regs, ret),
+	IVR_FIELDS(
+		ivr_field(long, id, syscall_get_nr(current, regs))
+		ivr_field(long, ret, ret)
+	),
+	IVR_PRINTK("NR %ld = %ld",
+		  REC->id, REC->ret))
+
+/* --- workqueue ----------------------------------------------------------- */
+
+/*
+ * struct pool_workqueue is private to kernel/workqueue.c: events.c reads
+ * its workqueue's name and its pool's cpu through ivr_pwq_wq_name() and
+ * ivr_pwq_cpu(), which check the layout at init.
+ */
+IVR_TRACE_EVENT(workqueue, workqueue_queue_work,
+	IVR_PROTO(int req_cpu, struct pool_workqueue *pwq,
+		  struct work_struct *work),
+	IVR_ARGS(req_cpu, pwq, work),
+	IVR_FIELDS(
+		ivr_field(void *, work, work)
+		ivr_field(void *, function, work->func)
+		ivr_string(workqueue, ivr_pwq_wq_name(pwq))
+		ivr_field(int, req_cpu, req_cpu)
+		ivr_field(int, cpu, ivr_pwq_cpu(pwq))
+	),
+	IVR_PRINTK("work struct=%p function=%ps workqueue=%s req_cpu=%d cpu=%d",
+		  REC->work, REC->function, __get_str(workqueue),
+		  REC->req_cpu, REC->cpu))
+
+IVR_TRACE_EVENT(workqueue, workqueue_activate_work,
+	IVR_PROTO(struct work_struct *work),
+	IVR_ARGS(work),
+	IVR_FIELDS(
+		ivr_field(void *, work, work)
+	),
+	IVR_PRINTK("work struct %p", REC->work))
+
+IVR_TRACE_EVENT(workqueue, workqueue_execute_start,
+	IVR_PROTO(struct work_struct *work),
+	IVR_ARGS(work),
+	IVR_FIELDS(
+		ivr_field(void *, work, work)
+		ivr_field(void *, function, work->func)
+	),
+	IVR_PRINTK("work struct %p: function %ps", REC->work, REC->function))
+
+IVR_TRACE_EVENT(workqueue, workqueue_execute_end,
+	IVR_PROTO(struct work_struct *work, work_func_t function),
+	IVR_ARGS(work, function),
+	IVR_FIELDS(
+		ivr_field(void *, work, work)
+		ivr_field(void *, function, function)
+	),
+	IVR_PRINTK("work struct %p: function %ps", REC->work, REC->function))
+
+/* --- block --------------------------------------------------------------- */
+
+/* cmd is the kernel's __dynamic_array(char, cmd, 1): always "". */
+IVR_CLASS(block_rq,
+	IVR_PROTO(struct request *rq),
+	IVR_ARGS(rq),
+	IVR_FIELDS(
+		ivr_field(dev_t, dev, rq->q->disk ? disk_devt(rq->q->disk) : 0)
+		ivr_field(sector_t, sector, blk_rq_trace_sector(rq))
+		ivr_field(unsigned int, nr_sector, blk_rq_trace_nr_sectors(rq))
+		ivr_field(unsigned int, bytes, blk_rq_bytes(rq))
+		ivr_array(char, rwbs, RWBS_LEN,
+			  ivr_rwbs(rq->cmd_flags, (char[RWBS_LEN]){ 0 }))
+		ivr_array(char, comm, TASK_COMM_LEN, current->comm)
+		ivr_string(cmd, "")
+	),
+	IVR_PRINTK("%d,%d %s %u (%s) %llu + %u [%s]",
+		  MAJOR(REC->dev), MINOR(REC->dev),
+		  REC->rwbs, REC->bytes, __get_str(cmd),
+		  (unsigned long long)REC->sector,
+		  REC->nr_sector, REC->comm))
+IVR_EVENT(block, block_rq_issue, block_rq)
+
+IVR_CLASS(block_rq_completion,
+	IVR_PROTO(struct request *rq, blk_status_t error,
+		  unsigned int nr_bytes),
+	IVR_ARGS(rq, error, nr_bytes),
+	IVR_FIELDS(
+		ivr_field(dev_t, dev, rq->q->disk ? disk_devt(rq->q->disk) : 0)
+		ivr_field(sector_t, sector, blk_rq_pos(rq))
+		ivr_field(unsigned int, nr_sector, nr_bytes >> 9)
+		ivr_field(int, error, blk_status_to_errno(error))
+		ivr_array(char, rwbs, RWBS_LEN,
+			  ivr_rwbs(rq->cmd_flags, (char[RWBS_LEN]){ 0 }))
+		ivr_string(cmd, "")
+	),
+	IVR_PRINTK("%d,%d %s (%s) %llu + %u [%d]",
+		  MAJOR(REC->dev), MINOR(REC->dev),
+		  REC->rwbs, __get_str(cmd),
+		  (unsigned long long)REC->sector,
+		  REC->nr_sector, REC->error))
+IVR_EVENT(block, block_rq_complete, block_rq_completion)
+
+/* --- net ----------------------------------------------------------------- */
+
+IVR_TRACE_EVENT(net, net_dev_xmit,
+	IVR_PROTO(struct sk_buff *skb, int rc, struct net_device *dev,
+		  unsigned int skb_len),
+	IVR_ARGS(skb, rc, dev, skb_len),
+	IVR_FIELDS(
+		ivr_field(void *, skbaddr, skb)
+		ivr_field(unsigned int, len, skb_len)
+		ivr_field(int, rc, rc)
+		ivr_string(name, dev->name)
+	),
+	IVR_PRINTK("dev=%s skbaddr=%p len=%u rc=%d",
+		__get_str(name), REC->skbaddr, REC->len, REC->rc))
+
+IVR_CLASS(net_dev_template,
+	IVR_PROTO(struct sk_buff *skb),
+	IVR_ARGS(skb),
+	IVR_FIELDS(
+		ivr_field(void *, skbaddr, skb)
+		ivr_field(unsigned int, len, skb->len)
+		ivr_string(name, skb->dev->name)
+	),
+	IVR_PRINTK("dev=%s skbaddr=%p len=%u",
+		__get_str(name), REC->skbaddr, REC->len))
+IVR_EVENT(net, netif_receive_skb, net_dev_template)
+
+/* --- power --------------------------------------------------------------- */
+
+IVR_CLASS(cpu,
+	IVR_PROTO(unsigned int state, unsigned int cpu_id),
+	IVR_ARGS(state, cpu_id),
+	IVR_FIELDS(
+		ivr_field(u32, state, state)
+		ivr_field(u32, cpu_id, cpu_id)
+	),
+	IVR_PRINTK("state=%lu cpu_id=%lu", (unsigned long)REC->state,
+		  (unsigned long)REC->cpu_id))
+IVR_EVENT(power, cpu_idle, cpu)
+IVR_EVENT(power, cpu_frequency, cpu)
+
 #undef IVR_TASK_REPORT_MAX
 #undef IVR_TASK_FLAG
+#undef IVR_PRINTK

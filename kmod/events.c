@@ -7,20 +7,61 @@
  * the table again, as the kernel's TRACE_EVENT() machinery does.
  */
 #include <linux/binfmts.h>
+#include <linux/blkdev.h>
+#include <linux/blktrace_api.h>
 #include <linux/build_bug.h>
+#include <linux/hash.h>
+#include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/netdevice.h>
+#include <linux/pageblock-flags.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/spinlock_types.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/stringify.h>
+#include <linux/tick.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <asm/syscall.h>
+
+/*
+ * kmem_cache_alloc and kmem_cache_free read struct kmem_cache (size,
+ * object_size, flags, name) as the kernel's TP_fast_assign does; SLUB's
+ * slub_def.h defines it, but its inline helpers after the struct use
+ * struct slab, private to mm/slab.h.  This module never calls them: a
+ * stand-in only lets them compile.
+ */
+struct slab {
+	unsigned int objects;
+};
+
+static inline void *slab_address(const struct slab *slab)
+{
+	return NULL;
+}
+
+#include <linux/slub_def.h>
 
 /*
  * The kernel's own declarations of the tracepoints; only used to check each
  * probe's prototype at build time (stage 6), never to register.
  */
+#include <trace/events/block.h>
 #include <trace/events/irq.h>
+#include <trace/events/kmem.h>
+#include <trace/events/net.h>
+#include <trace/events/power.h>
 #include <trace/events/sched.h>
+#include <trace/events/syscalls.h>
+#include <trace/events/timer.h>
+#include <trace/events/workqueue.h>
 
 #include "ivring.h"
 #include "probe.h"
@@ -49,6 +90,111 @@ static_assert(HI_SOFTIRQ == 0 && TIMER_SOFTIRQ == 1 && NET_TX_SOFTIRQ == 2 &&
 	      NET_RX_SOFTIRQ == 3 && BLOCK_SOFTIRQ == 4 &&
 	      IRQ_POLL_SOFTIRQ == 5 && TASKLET_SOFTIRQ == 6 &&
 	      SCHED_SOFTIRQ == 7 && HRTIMER_SOFTIRQ == 8 && RCU_SOFTIRQ == 9);
+
+/* tick_stop's print fmt spells the dependency masks as numbers. */
+static_assert(TICK_DEP_MASK_NONE == 0 &&
+	      TICK_DEP_MASK_POSIX_TIMER == (1 << 0) &&
+	      TICK_DEP_MASK_PERF_EVENTS == (1 << 1) &&
+	      TICK_DEP_MASK_SCHED == (1 << 2) &&
+	      TICK_DEP_MASK_CLOCK_UNSTABLE == (1 << 3) &&
+	      TICK_DEP_MASK_RCU == (1 << 4) &&
+	      TICK_DEP_MASK_RCU_EXP == (1 << 5));
+
+/* rss_stat's print fmt spells the counters as numbers. */
+static_assert(MM_FILEPAGES == 0 && MM_ANONPAGES == 1 && MM_SWAPENTS == 2 &&
+	      MM_SHMEMPAGES == 3);
+
+/* sys_enter's args: fills @buf (the probe's own compound literal). */
+static __always_inline const unsigned long *
+ivr_syscall_args(struct pt_regs *regs, unsigned long *buf)
+{
+	syscall_get_arguments(current, regs, buf);
+	return buf;
+}
+
+/* block's rwbs: fills @buf (RWBS_LEN bytes) as blktrace does. */
+static __always_inline const char *ivr_rwbs(blk_opf_t opf, char *buf)
+{
+	blk_fill_rwbs(buf, opf);
+	return buf;
+}
+
+/*
+ * get_pageblock_migratetype() without the unexported
+ * get_pfnblock_flags_mask(): the same bits, read the same way (SPARSEMEM,
+ * as every x86-64 kernel).
+ */
+static __always_inline int ivr_pageblock_migratetype(struct page *page)
+{
+	unsigned long pfn = page_to_pfn(page);
+	unsigned long *bitmap = section_to_usemap(__pfn_to_section(pfn));
+	unsigned long bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >>
+				pageblock_order) * NR_PAGEBLOCK_BITS;
+	unsigned long word = READ_ONCE(bitmap[bitidx / BITS_PER_LONG]);
+
+	return (word >> (bitidx & (BITS_PER_LONG - 1))) & MIGRATETYPE_MASK;
+}
+
+/*
+ * workqueue_queue_work hands the probe a struct pool_workqueue, which only
+ * kernel/workqueue.c defines.  Its first two members (the pool, whose first
+ * members are its lock and cpu, and the workqueue) have kept their place
+ * since v3.10; the offset of the workqueue's name varies with the kernel's
+ * configuration, so ivr_events_init_ids() finds it in the exported system
+ * workqueues, whose names are known.  Not found: the name is "" and the
+ * cpu is -1 (and a log line says so), never a guess.
+ */
+struct ivr_worker_pool_head {
+	raw_spinlock_t lock;
+	int cpu;
+};
+
+struct ivr_pool_workqueue_head {
+	struct ivr_worker_pool_head *pool;
+	const void *wq;
+};
+
+#define IVR_WQ_NAME_SCAN	1024	/* bytes of workqueue_struct searched */
+static long ivr_wq_name_off = -1;
+
+static __always_inline const char *ivr_pwq_wq_name(struct pool_workqueue *pwq)
+{
+	const struct ivr_pool_workqueue_head *h = (const void *)pwq;
+
+	if (ivr_wq_name_off < 0)
+		return "";
+	return (const char *)h->wq + ivr_wq_name_off;
+}
+
+static __always_inline int ivr_pwq_cpu(struct pool_workqueue *pwq)
+{
+	const struct ivr_pool_workqueue_head *h = (const void *)pwq;
+
+	if (ivr_wq_name_off < 0)
+		return -1;
+	return h->pool->cpu;
+}
+
+static bool ivr_wq_name_at(const struct workqueue_struct *wq, long off,
+			   const char *name)
+{
+	return wq && !memcmp((const char *)wq + off, name, strlen(name) + 1);
+}
+
+static void ivr_wq_find_name(void)
+{
+	long off;
+
+	for (off = 0; off + sizeof("events_unbound") <= IVR_WQ_NAME_SCAN; off++)
+		if (ivr_wq_name_at(system_wq, off, "events") &&
+		    ivr_wq_name_at(system_highpri_wq, off, "events_highpri") &&
+		    ivr_wq_name_at(system_long_wq, off, "events_long") &&
+		    ivr_wq_name_at(system_unbound_wq, off, "events_unbound")) {
+			ivr_wq_name_off = off;
+			return;
+		}
+	pr_info(IVR_NAME ": cannot find a workqueue's name; workqueue_queue_work shows none\n");
+}
 
 /* --- stage 1: the payload of each class ---------------------------------- */
 
@@ -222,6 +368,7 @@ void ivr_events_init_ids(void)
 	BUILD_BUG_ON(ARRAY_SIZE(ivr_events) >= U16_MAX);
 	for (i = 0; i < ivr_nr_events; i++)
 		ivr_events[i].id = i + 1;
+	ivr_wq_find_name();
 }
 
 #define IVR_COMMON_FIELDS \
