@@ -100,6 +100,9 @@ static int __init ivr_init(void)
 		pr_err(IVR_NAME ": cannot register the PCI driver: %d\n", ret);
 		goto sysfs;
 	}
+	/* Probing is synchronous: no instance now means no device yet. */
+	if (!rcu_access_pointer(ivr_inst))
+		pr_info(IVR_NAME ": no ivshmem device (1af4:1110) bound yet; events are written once one is\n");
 	return 0;
 
 sysfs:

@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# SPDX-FileCopyrightText: 2026 The ivring authors
+#
+# Bad setups, one guest each:
+#   1. no ivshmem device (ivring-vm --no-ivshmem): insmod succeeds, as
+#      kmod/main.c documents (the module waits for a device); sysfs is there,
+#      an event can be enabled, per_cpu/cpu0/stats and reset fail with
+#      ENODEV, no segment is formatted, rmmod is clean and
+#      /sys/kernel/ivring is gone;
+#   2. BAR2 too small (--shm-size 64K): insmod succeeds but the probe fails
+#      with a dmesg line naming both sizes (65536 and the larger size the
+#      layout needs), no segment is formatted, stats fail, rmmod is clean,
+#      and the shm file is not left behind.
+# Every run is scanned for kernel splats (--scan-dmesg).
+# Exit: 0 pass, 1 fail, 4 skip (kselftest).
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh" || exit 1
+vm_require ""
+
+fails=0
+
+# --- 1. no ivshmem device
+cat >"$vm_tmp/nodev.sh" <<'GUEST'
+t=/sys/kernel/ivring
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat $d/vendor):$(cat $d/device)" = 0x1af4:0x1110 ] &&
+		{ echo "NODEV: an ivshmem device is there: $d"; exit 20; }
+done
+insmod /ivring.ko || { echo "NODEV: insmod failed"; exit 10; }
+[ -d $t ] || { echo "NODEV: no $t"; exit 11; }
+echo 1 > $t/events/sched/sched_switch/enable || { echo "NODEV: enable failed"; exit 12; }
+[ "$(cat $t/events/sched/sched_switch/enable)" = 1 ] || exit 13
+[ "$(cat $t/events/sched/enable)" = X ] || { echo "NODEV: sched/enable is not X"; exit 14; }
+sleep 0
+err=$(cat $t/per_cpu/cpu0/stats 2>&1) && { echo "NODEV: stats readable: $err"; exit 15; }
+echo "NODEV-STATS-ERR $err"
+err=$( (echo 1 > $t/reset) 2>&1) && { echo "NODEV: reset succeeded"; exit 16; }
+echo "NODEV-RESET-ERR $err"
+echo 0 > $t/events/sched/sched_switch/enable || exit 17
+dmesg | grep -i ivring | sed 's/^/NODEV-DMESG /'
+rmmod ivring || { echo "NODEV: rmmod failed"; exit 18; }
+[ ! -e $t ] || { echo "NODEV: $t still there after rmmod"; exit 19; }
+echo NODEV-DONE
+GUEST
+
+log=$vm_tmp/nodev.log
+vm_run "$log" --no-ivshmem --script "$vm_tmp/nodev.sh"
+secs1=$vm_secs
+( vm_check_rc "$log" ) || fails=1
+tr -d '\r' <"$log" >"$vm_tmp/nodev.console"
+if [ $fails = 0 ]; then
+	grep -q '^NODEV-DONE' "$vm_tmp/nodev.console" || { echo "not ok: no device: the script did not finish"; fails=1; }
+	grep -q '^NODEV-STATS-ERR .*No such device' "$vm_tmp/nodev.console" ||
+		{ echo "not ok: no device: stats did not fail with ENODEV"; fails=1; }
+	grep -q '^NODEV-RESET-ERR .*No such device' "$vm_tmp/nodev.console" ||
+		{ echo "not ok: no device: reset did not fail with ENODEV"; fails=1; }
+	grep -q '^NODEV-DMESG.*ivring: no ivshmem device' "$vm_tmp/nodev.console" ||
+		{ echo "not ok: no device: dmesg does not say so"; fails=1; }
+	if grep -q 'segment of [0-9]* bytes' "$vm_tmp/nodev.console"; then
+		echo "not ok: no device: a segment was formatted"; fails=1
+	fi
+	grep '^NODEV-DMESG' "$vm_tmp/nodev.console" | sed 's/^/# /'
+	[ $fails = 0 ] && echo "ok 1 no ivshmem device: loads and says so, sysfs works, stats/reset ENODEV, rmmod clean (${secs1}s)"
+fi
+
+# --- 2. BAR2 too small
+shm=ivring-bad-$$-$RANDOM
+cat >"$vm_tmp/small.sh" <<'GUEST'
+t=/sys/kernel/ivring
+insmod /ivring.ko || { echo "SMALL: insmod failed"; exit 10; }
+[ -d $t ] || exit 11
+err=$(cat $t/per_cpu/cpu0/stats 2>&1) && { echo "SMALL: stats readable: $err"; exit 12; }
+echo "SMALL-STATS-ERR $err"
+[ -e /sys/bus/pci/drivers/ivring ] || { echo "SMALL: no PCI driver ivring"; exit 13; }
+ls /sys/bus/pci/drivers/ivring | grep -q ':' && { echo "SMALL: a device is bound"; exit 14; }
+dmesg | grep -i ivring | sed 's/^/SMALL-DMESG /'
+rmmod ivring || { echo "SMALL: rmmod failed"; exit 15; }
+echo SMALL-DONE
+GUEST
+
+log=$vm_tmp/small.log
+vm_run "$log" --shm "$shm" --shm-size 64K --script "$vm_tmp/small.sh"
+secs2=$vm_secs
+f2=0
+( vm_check_rc "$log" ) || f2=1
+( vm_check_left "$shm" ) || f2=1
+tr -d '\r' <"$log" >"$vm_tmp/small.console"
+if [ $f2 = 0 ]; then
+	grep -q '^SMALL-DONE' "$vm_tmp/small.console" || { echo "not ok: small BAR2: the script did not finish"; f2=1; }
+	grep -q '^SMALL-STATS-ERR .*No such device' "$vm_tmp/small.console" ||
+		{ echo "not ok: small BAR2: stats did not fail with ENODEV"; f2=1; }
+	if grep -q 'segment of [0-9]* bytes' "$vm_tmp/small.console"; then
+		echo "not ok: small BAR2: a segment was formatted"; f2=1
+	fi
+	line=$(grep -m1 '^SMALL-DMESG.*BAR2.* 65536 bytes' "$vm_tmp/small.console")
+	need=$(echo "$line" | sed -n 's/.*needs \([0-9]*\).*/\1/p')
+	if [ -z "$line" ]; then
+		echo "not ok: small BAR2: no dmesg line naming 65536 bytes"; f2=1
+	elif [ -z "$need" ] || [ "$need" -le 65536 ]; then
+		echo "not ok: small BAR2: the line names no size larger than 65536: $line"; f2=1
+	else
+		echo "# ${line#SMALL-DMESG }"
+		probe=$(grep -m1 'ivring: probe of .* failed' "$vm_tmp/small.console")
+		[ -n "$probe" ] || { echo "not ok: small BAR2: no 'probe of ... failed' line"; f2=1; }
+		echo "# $probe"
+		[ $f2 = 0 ] && echo "ok 2 BAR2 too small: probe fails naming 65536 and $need bytes, rmmod clean (${secs2}s)"
+	fi
+fi
+[ $f2 = 0 ] || fails=1
+
+[ $fails = 0 ] || exit 1
+exit 0

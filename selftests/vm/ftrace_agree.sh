@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# SPDX-FileCopyrightText: 2026 The ivring authors
+#
+# Agreement with ftrace: in one guest run, sched_switch is enabled both in
+# the guest's own tracefs and in ivring.  ftrace starts first and stops last
+# (ftrace on, ivring on, workload, ivring off, ftrace off), so every event
+# ivring holds was also seen by ftrace, and for each CPU ivring's sequence of
+# sched_switch events (prev_comm, prev_pid, prev_prio, prev_state,
+# next_comm, next_pid, next_prio) must be one contiguous run of ftrace's
+# sequence of that CPU: same events, same order, no gap, nothing extra.
+# Only the few switches between the two on and the two off toggles may be
+# in ftrace's sequence alone.  Neither buffer may have lost events.
+# Exit: 0 pass, 1 fail, 4 skip (kselftest).
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh" || exit 1
+vm_require read
+
+shm=ivring-ftagree-$$-$RANDOM
+log=$vm_tmp/vm.log
+# Most switches that may fall between the two toggles, per CPU and edge.
+max_edge=${IVRING_FTRACE_MAX_EDGE:-20}
+
+cat >"$vm_tmp/guest.sh" <<'GUEST'
+t=/sys/kernel/ivring
+f=/sys/kernel/tracing
+insmod /ivring.ko || exit 10
+echo 0 > $t/tracing_on || exit 11
+echo 1 > $t/events/sched/sched_switch/enable || exit 12
+echo 0 > $f/tracing_on || exit 13
+echo 4096 > $f/buffer_size_kb || exit 14
+echo > $f/trace
+echo 1 > $f/events/sched/sched_switch/enable || exit 15
+# ftrace first, then ivring; off in the reverse order.
+echo 1 > $f/tracing_on || exit 16
+echo 1 > $t/tracing_on || exit 17
+for n in 1 2 3; do
+	sh -c 'i=0
+	       while [ $i -lt 3000 ]; do
+		       i=$((i + 1))
+		       [ $((i % 300)) = 0 ] && usleep 1000
+	       done' &
+done
+wait
+echo 0 > $t/tracing_on || exit 18
+echo 0 > $f/tracing_on || exit 19
+echo 0 > $f/events/sched/sched_switch/enable
+for d in $f/per_cpu/cpu*; do
+	c=${d#$f/per_cpu/cpu}
+	# "entries: N" and "overrun: N" say whether ftrace lost any.
+	sed "s/^/FTRACE-STATS $c /" $d/stats
+	n=0
+	while read -r line; do
+		case $line in
+		\#*) continue ;;
+		*sched_switch:*) ;;
+		*) echo "FTRACE-OTHER $c $line"; continue ;;
+		esac
+		echo "FTRACE-EV $c ${line#*sched_switch: }"
+		n=$((n + 1))
+	done < $d/trace
+	echo "FTRACE-COUNT $c $n"
+done
+echo GUEST-DONE
+GUEST
+
+vm_run "$log" --shm "$shm" --keep-shm --script "$vm_tmp/guest.sh"
+vm_check_rc "$log"
+tr -d '\r' <"$log" >"$vm_tmp/console"
+grep -q '^GUEST-DONE' "$vm_tmp/console" || fail "the guest did not finish its script"
+
+"$read_bin" --peek --stats -e sched:sched_switch "/dev/shm/$shm" \
+	>"$vm_tmp/events" 2>"$vm_tmp/stats" ||
+	{ cat "$vm_tmp/stats"; fail "ivring-read exited with status $?"; }
+rm -f "/dev/shm/$shm"
+vm_check_left "$shm"
+
+fails=0
+grep '^FTRACE-OTHER' "$vm_tmp/console" | head -5 | sed 's/^/# unexpected ftrace line: /'
+grep -q '^FTRACE-OTHER' "$vm_tmp/console" && fails=1
+grep -q 'LOST' "$vm_tmp/events" && { echo "not ok: ivring-read reports lost events"; fails=1; }
+grep -q '^lost events: [1-9]' "$vm_tmp/stats" && { echo "not ok: ivring lost events"; fails=1; }
+ncpu=0
+# shellcheck disable=SC2013 # one CPU number a line
+for c in $(sed -n 's/^FTRACE-COUNT \([0-9]*\) .*/\1/p' "$vm_tmp/console"); do
+	ncpu=$((ncpu + 1))
+	sed -n "s/^FTRACE-EV $c //p" "$vm_tmp/console" >"$vm_tmp/ft.$c"
+	want=$(sed -n "s/^FTRACE-COUNT $c //p" "$vm_tmp/console")
+	got=$(wc -l <"$vm_tmp/ft.$c")
+	if [ "$want" != "$got" ]; then
+		echo "not ok: cpu$c: the guest printed $want ftrace events, the console holds $got"
+		fails=1
+	fi
+	ov=$(sed -n "s/^FTRACE-STATS $c overrun: //p" "$vm_tmp/console")
+	[ "$ov" = 0 ] || { echo "not ok: cpu$c: ftrace overrun $ov"; fails=1; }
+	ci=$(printf '%03d' "$c")
+	grep "\[$ci\]" "$vm_tmp/events" | sed 's/^.*sched_switch: *//' >"$vm_tmp/iv.$c"
+	# ivring's run inside ftrace's: the offset where it starts, or fail.
+	awk -v c="$c" -v max_edge="$max_edge" -v ivf="$vm_tmp/iv.$c" '
+	{ ft[++nft] = $0 }
+	END {
+		while ((getline l < ivf) > 0) iv[++niv] = l
+		printf "# cpu%d: ftrace %d sched_switch events, ivring %d\n", c, nft, niv
+		if (niv < 20) { printf "not ok: cpu%d: only %d ivring events\n", c, niv; exit 1 }
+		found = 0
+		for (s = 0; s + niv <= nft && !found; s++) {
+			if (ft[s + 1] != iv[1]) continue
+			for (i = 2; i <= niv && ft[s + i] == iv[i]; i++) ;
+			if (i > niv) found = s + 1
+		}
+		if (!found) {
+			# Show where the longest match from the first event breaks.
+			best = 0; at = 0
+			for (s = 0; s < nft; s++) {
+				for (i = 1; i <= niv && s + i <= nft && ft[s + i] == iv[i]; i++) ;
+				if (i - 1 > best) { best = i - 1; at = s }
+			}
+			printf "not ok: cpu%d: ivring'"'"'s sequence is not a contiguous run of ftrace'"'"'s; the longest run matches %d of %d events\n", c, best, niv
+			printf "#   ivring event %d: %s\n#   ftrace event %d: %s\n", best + 1, iv[best + 1], at + best + 1, ft[at + best + 1]
+			exit 1
+		}
+		pre = found - 1; post = nft - (found - 1 + niv)
+		printf "# cpu%d: ivring = ftrace events %d..%d; ftrace alone: %d before, %d after\n", c, found, found + niv - 1, pre, post
+		if (pre > max_edge || post > max_edge) {
+			printf "not ok: cpu%d: more than %d ftrace-only events at an edge\n", c, max_edge
+			exit 1
+		}
+	}' "$vm_tmp/ft.$c" || fails=1
+done
+[ "$ncpu" = 2 ] || { echo "not ok: ftrace output for $ncpu CPUs, expected 2"; fails=1; }
+nall=$(grep -c '\[[0-9]*\]' "$vm_tmp/events")
+nsum=$(cat "$vm_tmp"/iv.* 2>/dev/null | wc -l)
+[ "$nall" = "$nsum" ] || { echo "not ok: $nall ivring events but $nsum on the CPUs ftrace has"; fails=1; }
+
+[ $fails = 0 ] || exit 1
+echo "ok ftrace_agree (guest run ${vm_secs}s)"
+exit 0

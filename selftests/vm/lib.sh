@@ -1,0 +1,120 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# SPDX-FileCopyrightText: 2026 The ivring authors
+#
+# Sourced by the VM tests in this directory (bash).  Finds tools/ivring-vm,
+# ivring.ko and ivring-read, skips (exit 4) when qemu, the kernel image or
+# the module is missing, and runs one guest with a watchdog, --scan-dmesg
+# and cleanup: no qemu process or shm file is left behind, also when the
+# test fails or is killed.
+#
+# Environment:
+#   IVRING_MODULE  the guest module (default: build/module/ivring.ko)
+#   IVRING_TOOLS   where ivring-read is (default: build/tools, build/plain/tools)
+#   IVRING_VM_TIMEOUT  watchdog seconds per guest (default 180)
+
+vm_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+vm_top=$(cd "$vm_here/../.." && pwd)
+ivring_vm=$vm_top/tools/ivring-vm
+module=${IVRING_MODULE:-$vm_top/build/module/ivring.ko}
+vm_timeout=${IVRING_VM_TIMEOUT:-180}
+read_bin=
+for d in "${IVRING_TOOLS:-}" "$vm_top/build/tools" "$vm_top/build/plain/tools"; do
+	if [ -n "$d" ] && [ -x "$d/ivring-read" ]; then
+		read_bin=$d/ivring-read
+		break
+	fi
+done
+
+skip() {
+	echo "# SKIP: $*"
+	exit 4
+}
+
+fail() {
+	echo "not ok: $*"
+	exit 1
+}
+
+# vm_require [read]: skip unless everything a guest run needs is here.
+vm_require() {
+	local kver
+
+	command -v qemu-system-x86_64 >/dev/null ||
+		skip "no qemu-system-x86_64 (Debian package qemu-system-x86)"
+	[ -x "$ivring_vm" ] || skip "no $ivring_vm"
+	[ -x /bin/busybox ] || skip "no /bin/busybox (busybox-static)"
+	[ -r "$module" ] || skip "no $module; run make module"
+	kver=$(modinfo -F vermagic "$module" 2>/dev/null | cut -d' ' -f1)
+	[ -n "$kver" ] || skip "cannot read the vermagic of $module"
+	[ -r "/boot/vmlinuz-$kver" ] ||
+		skip "no /boot/vmlinuz-$kver for $module (linux-image-amd64)"
+	vm_kver=$kver
+	if [ "${1:-}" = read ] && [ -z "$read_bin" ]; then
+		skip "no ivring-read; run make or set IVRING_TOOLS"
+	fi
+}
+
+vm_tmp=$(mktemp -d "${TMPDIR:-/tmp}/ivring-vmtest.XXXXXX") || exit 1
+vm_pid=
+vm_shms=()
+vm_cleanup() {
+	local s
+
+	if [ -n "$vm_pid" ]; then
+		# ivring-vm kills its qemu and removes its files on TERM.
+		kill -TERM "$vm_pid" 2>/dev/null
+		wait "$vm_pid" 2>/dev/null
+	fi
+	for s in "${vm_shms[@]}"; do
+		rm -f "/dev/shm/$s"
+	done
+	rm -rf "$vm_tmp"
+}
+trap vm_cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# vm_run LOG ARGS...: run tools/ivring-vm with the watchdog, --scan-dmesg,
+# the module and ARGS; its console goes to LOG.  Sets vm_rc and vm_secs.
+# A --shm NAME among ARGS is removed at exit.
+vm_run() {
+	local log=$1 a prev='' t0
+	shift
+
+	for a in "$@"; do
+		[ "$prev" = --shm ] && vm_shms+=("$a")
+		prev=$a
+	done
+	t0=$(date +%s.%N)
+	"$ivring_vm" --timeout "$vm_timeout" --scan-dmesg --kver "$vm_kver" \
+		--module "$module" --log "$log.console" "$@" >"$log" 2>&1 </dev/null &
+	vm_pid=$!
+	wait "$vm_pid"
+	vm_rc=$?
+	vm_pid=
+	vm_secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	echo "# guest run: exit $vm_rc after ${vm_secs}s"
+}
+
+# vm_check_rc LOG: fail with the console's tail unless the guest passed.
+vm_check_rc() {
+	if [ "$vm_rc" -ne 0 ]; then
+		echo "# --- last lines of the guest run"
+		tail -n 60 "$1" | sed 's/^/# /'
+		case $vm_rc in
+		124) fail "the guest hung: the watchdog fired after ${vm_timeout}s" ;;
+		126) fail "--scan-dmesg found a kernel splat" ;;
+		125) fail "ivring-vm failed (status 125)" ;;
+		*) fail "the guest script exited with status $vm_rc" ;;
+		esac
+	fi
+}
+
+# vm_check_left SHM: after a run without --keep-shm, no qemu process
+# names /dev/shm/SHM and the file is gone.
+vm_check_left() {
+	if pgrep -f "mem-path=/dev/shm/$1([,]|\$)" >/dev/null 2>&1; then
+		fail "a qemu process for /dev/shm/$1 is still running"
+	fi
+	[ ! -e "/dev/shm/$1" ] || fail "/dev/shm/$1 was left behind"
+}
