@@ -106,7 +106,8 @@ static u64 consumer_seq(const struct ivring_writer *w,
 {
 	u64 seq;
 
-	if (READ_ONCE(w->host->generation) != w->generation)
+	/* Acquire: the position below must not be older than this. */
+	if (smp_load_acquire(&w->host->generation) != w->generation)
 		return 0;
 	/* Paired with the reader's store-release after it copied the page. */
 	seq = IVRING_POS_SEQ(smp_load_acquire(&c->host->consumer_pos));
@@ -129,7 +130,8 @@ static enum advance_result advance(struct ivring_writer *w,
 	u64 limit = commit_seq;
 	u32 slot = slot_of(w, next);
 	struct ivring_subbuf_hdr *page;
-	u64 consumed = 0;
+	u64 consumed = 0, dropped;
+	u32 old_entries;
 
 	if (w->mode == IVRING_MODE_DISCARD)
 		limit = consumed = consumer_seq(w, c, commit_seq);
@@ -138,6 +140,15 @@ static enum advance_result advance(struct ivring_writer *w,
 	/* Never reuse an unconsumed (discard) or uncommitted slot. */
 	if (next - limit >= w->nr_subbufs)
 		return ADV_FULL;
+
+	/*
+	 * Read what the old page left and the drop count before the cmpxchg:
+	 * once it succeeds, an interrupt may advance again, close the new
+	 * page into this slot record and drop more, and our snapshot must
+	 * stay older than any it takes (RING-DESIGN 4).
+	 */
+	old_entries = c->slot[slot].entries;
+	dropped = READ_ONCE(c->shared->dropped);
 
 	/*
 	 * Invalidate the slot before any byte of it changes, so a reader that
@@ -151,12 +162,11 @@ static enum advance_result advance(struct ivring_writer *w,
 				      TAIL(next, 1, rlen), ts))
 		return ADV_RETRY;
 
-	/* The page is ours now; nothing below can be interrupted into it. */
 	if (w->mode == IVRING_MODE_OVERWRITE && next >= w->nr_subbufs &&
 	    next - w->nr_subbufs >= consumed)
-		ivr_local_add(&c->shared->overrun, c->slot[slot].entries);
+		ivr_local_add(&c->shared->overrun, old_entries);
 	c->slot[slot_of(w, seq)].entries = tail_ents(tail);
-	c->slot[slot].dropped = READ_ONCE(c->shared->dropped);
+	c->slot[slot].dropped = dropped;
 
 	page = page_of(w, c, slot);
 	WRITE_ONCE(page->time_stamp, ts);
@@ -260,14 +270,15 @@ static void start_page(struct ivring_writer *w, struct ivring_writer_cpu *c,
 	u32 slot = slot_of(w, seq);
 	struct ivring_desc *d = &c->desc[slot];
 	u64 dropped = c->slot[slot].dropped;
-	u64 missed = dropped - c->pub_dropped;
+	/* Snapshots are taken in page order; never let one run backwards. */
+	u64 missed = dropped > c->pub_dropped ? dropped - c->pub_dropped : 0;
 
 	c->pub_ticket += prev_entries + missed;
-	c->pub_dropped = dropped;
+	c->pub_dropped += missed;
 	c->commit_flags = missed ? IVRING_COMMIT_MISSED_EVENTS : 0;
 
 	WRITE_ONCE(d->first_ticket, c->pub_ticket);
-	WRITE_ONCE(d->dropped, dropped);
+	WRITE_ONCE(d->dropped, c->pub_dropped);
 	WRITE_ONCE(d->entries, 0);
 	WRITE_ONCE(page_of(w, c, slot)->commit, c->commit_flags);
 	/* Paired with the reader's acquire of desc->seq. */
