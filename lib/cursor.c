@@ -73,6 +73,10 @@ void ivr_cpu_store_pos(struct ivring *r, u32 cpu)
 
 	if (r->peek)
 		return;
+	/* The ticket first: a reader that dies between the two stores resumes
+	 * at most one event early, which it then counts as delivered. */
+	__atomic_store_n(&ivr_host_cpu(r, cpu)->consumer_ticket, c->ticket,
+			 __ATOMIC_RELAXED);
 	/* Paired with the writer's acquire in consumer_seq(): we are done
 	 * with every byte before this position. */
 	STORE_REL(&ivr_host_cpu(r, cpu)->consumer_pos, IVRING_POS(c->seq, c->off));
@@ -100,18 +104,22 @@ int ivr_attach(struct ivring *r)
 		u32 off = IVRING_POS_OFF(pos);
 
 		c->selected = true;
+		/*
+		 * A consumer owes an account of every event since the one it
+		 * resumes at, or since ticket 0 when it starts with the
+		 * generation.  A snapshot does not: another reader may have
+		 * consumed them.
+		 */
+		c->ticket_known = !r->peek;
+		if (resume)
+			c->ticket = LOAD(&ivr_host_cpu(r, cpu)->consumer_ticket);
 		if (resume && seq <= cs && seq >= oldest_seq(r, cs) &&
 		    off <= r->rec_area && !(off % IVRING_RECORD_ALIGN)) {
 			c->seq = seq;
 			c->off = off;
 		} else {
+			/* Gone meanwhile: the ticket counts what went with it. */
 			c->seq = oldest_seq(r, cs);
-			/*
-			 * A consumer that starts with the generation owes an
-			 * account of every event since ticket 0.  A snapshot
-			 * does not: another reader may have consumed them.
-			 */
-			c->ticket_known = !r->peek;
 		}
 	}
 	if (!r->peek) {
@@ -283,11 +291,12 @@ static void enter_page(struct ivring *r, u32 cpu, u64 first_ticket,
  * Copy sub-buffer c->seq, or the part of it that grew since the last copy.
  * Returns 1 when the copy is valid, 0 when there is nothing to read yet.
  */
-static int load_page(struct ivring *r, u32 cpu)
+static int load_page(struct ivring *r, u32 cpu, u32 *budget)
 {
 	struct ivr_cpu *c = &r->cpus[cpu];
 	struct ivring_cpu *sh = ivr_shared_cpu(r, cpu);
-	u32 n = r->hdr.nr_subbufs, tries;
+	const struct ivring_header *live = (const void *)r->map;
+	u32 n = r->hdr.nr_subbufs;
 
 	if (!c->page) {
 		c->page = malloc(r->hdr.subbuf_size);
@@ -295,8 +304,12 @@ static int load_page(struct ivring *r, u32 cpu)
 			return 0;
 	}
 
-	/* Each round either returns or moves to a later sub-buffer. */
-	for (tries = 0; tries < n + 2; tries++) {
+	/*
+	 * Each round either returns or moves to a later sub-buffer.  The
+	 * budget is the caller's, for the whole peek: a guest that keeps
+	 * moving commit_seq cannot make one call visit more than it.
+	 */
+	while (*budget) {
 		u64 cs = LOAD_ACQ(&sh->commit_seq);
 		struct ivring_desc *d;
 		u8 *page;
@@ -304,6 +317,7 @@ static int load_page(struct ivring *r, u32 cpu)
 		u32 slot, len;
 		bool fresh;
 
+		(*budget)--;
 		if (c->seq > cs)
 			return 0;
 		if (cs - c->seq >= n) {
@@ -311,6 +325,7 @@ static int load_page(struct ivring *r, u32 cpu)
 			c->seq = oldest_seq(r, cs);
 			c->off = 0;
 			c->page_loaded = false;
+			c->page_bad = false;
 		}
 		slot = c->seq % n;
 		d = ivr_desc(r, cpu, slot);
@@ -357,6 +372,15 @@ static int load_page(struct ivring *r, u32 cpu)
 			page_gone(c, true);
 			continue;
 		}
+		/*
+		 * A re-format zeroes descriptors without marking them busy, so
+		 * seq 0 can match a torn or new-generation page: the copy only
+		 * counts if the generation held all along.  Paired with the
+		 * smp_wmb()s in ivring_format() before it rewrites anything.
+		 */
+		if (LOAD(&live->magic) != IVRING_MAGIC ||
+		    LOAD(&live->generation) != r->hdr.generation)
+			return 0;
 
 		if (len > c->page_len)
 			c->page_len = len;
@@ -372,14 +396,15 @@ static int load_page(struct ivring *r, u32 cpu)
 int ivr_cpu_peek(struct ivring *r, u32 cpu)
 {
 	struct ivr_cpu *c = &r->cpus[cpu];
-	u32 rounds, max_rounds = 2 * r->hdr.nr_subbufs + 4;
+	/* Sub-buffer visits this call may make: a lap of the ring, twice. */
+	u32 budget = 2 * r->hdr.nr_subbufs + 4;
 
 	if (c->have_ev)
 		return 1;
-	for (rounds = 0; rounds < max_rounds; rounds++) {
+	while (budget) {
 		u32 had;
 
-		if (!c->page_loaded && !load_page(r, cpu))
+		if (!c->page_loaded && !load_page(r, cpu, &budget))
 			return 0;
 		if (!c->page_bad) {
 			int ret = parse(r, cpu);
@@ -394,7 +419,7 @@ int ivr_cpu_peek(struct ivring *r, u32 cpu)
 		if (!c->page_final) {
 			/* The writer may have appended since we copied. */
 			had = c->page_len;
-			if (!load_page(r, cpu))
+			if (!load_page(r, cpu, &budget))
 				return 0;
 			if (c->page_loaded && !c->page_final &&
 			    c->page_len == had)

@@ -104,7 +104,8 @@ TEST(field_offsets)
 	EXPECT_OFF(ivring_host, sync_request, 64);
 
 	EXPECT_OFF(ivring_host_cpu, consumer_pos, 0);
-	EXPECT_OFF(ivring_host_cpu, reserved, 8);
+	EXPECT_OFF(ivring_host_cpu, consumer_ticket, 8);
+	EXPECT_OFF(ivring_host_cpu, reserved, 16);
 }
 
 TEST(constants)

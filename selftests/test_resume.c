@@ -178,4 +178,48 @@ TEST_F(resume, killed_reader)
 	EXPECT_EQ(0, drain_from(&self->s, last, true));
 }
 
+/*
+ * Overwrite mode: the page a closed consumer stopped in is overwritten
+ * before the next one opens.  The stored ticket still lets it say exactly
+ * how many events it never saw.
+ */
+TEST(resume_after_overwrite)
+{
+	struct ivring_event ev;
+	struct seg s;
+	struct ivring *r;
+	u64 i, first;
+	int n;
+
+	ASSERT_EQ(0, seg_create(&s, 1 << 20, 1, 1024, 8, IVRING_MODE_OVERWRITE,
+				NULL));
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(0, seg_write_seq(&s, 0, i, 0));
+	ASSERT_EQ(0, seg_open(&s, 0, &r));
+	for (n = 0; n < 50; n++) {
+		ASSERT_EQ(1, ivring__next(r, &ev));
+		ASSERT_EQ(n, seq_of(&ev));
+	}
+	ivring__close(r);
+
+	/* Eight 1 KiB pages hold about 250 events: lap the ring many times. */
+	for (i = 100; i < 5000; i++)
+		ASSERT_EQ(0, seg_write_seq(&s, 0, i, 0));
+	ASSERT_EQ(0, seg_open(&s, 0, &r));
+	ASSERT_EQ(1, ivring__next(r, &ev));
+	first = seq_of(&ev);
+	TH_LOG("resumed at event %llu, %llu reported lost",
+	       (unsigned long long)first, (unsigned long long)ev.lost);
+	EXPECT_LT(50, first);
+	EXPECT_EQ(first - 50, ev.lost);
+	for (i = first + 1; (n = ivring__next(r, &ev)) == 1; i++) {
+		ASSERT_EQ(i, seq_of(&ev));
+		ASSERT_EQ(0, ev.lost);
+	}
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(5000, i);
+	ivring__close(r);
+	seg_destroy(&s);
+}
+
 TEST_HARNESS_MAIN

@@ -275,11 +275,15 @@ struct ivring_host {
  *		IVRING_POS_SEQ(consumer_pos); it clamps the value to what it
  *		has published and ignores it when ivring_host.generation is
  *		not its own.
+ * @consumer_ticket: ticket of the event at consumer_pos, stored before it,
+ *		so that a reader that resumes after that page was overwritten
+ *		still counts exactly what it lost.  The guest never reads it.
  * @reserved:	zero.
  */
 struct ivring_host_cpu {
 	__u64 consumer_pos;
-	__u64 reserved[7];
+	__u64 consumer_ticket;
+	__u64 reserved[6];
 };
 
 /*
@@ -349,6 +353,7 @@ __IVRING_OFF(ivring_host, reader_pid, 16);
 __IVRING_OFF(ivring_host, sync_request, IVRING_CACHELINE);
 
 __IVRING_SIZE(ivring_host_cpu, IVRING_CACHELINE);
+__IVRING_OFF(ivring_host_cpu, consumer_ticket, 8);
 #endif /* !__cplusplus */
 
 #endif /* _UAPI_LINUX_IVRING_H */
