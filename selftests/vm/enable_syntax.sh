@@ -209,15 +209,9 @@ done
 echo GUEST-DONE
 GUEST
 
-vm_run "$log" --shm "$shm" --keep-shm --script "$vm_tmp/guest.sh"
-vm_check_rc "$log"
-tr -d '\r' <"$log" >"$vm_tmp/console"
-grep -q '^GUEST-DONE' "$vm_tmp/console" || fail "the guest did not finish its script"
+vm_run_script "$log" "$vm_tmp/console" "$vm_tmp/guest.sh" --shm "$shm"
 
-"$read_bin" --peek --stats "/dev/shm/$shm" >"$vm_tmp/events" 2>"$vm_tmp/stats" ||
-	{ cat "$vm_tmp/stats"; fail "ivring-read exited with status $?"; }
-rm -f "/dev/shm/$shm"
-vm_check_left "$shm"
+vm_read_kept "$shm" "$vm_tmp/events" "$vm_tmp/stats" --peek --stats
 
 fails=0
 grep '^GUEST-\(AVAILABLE\|ENTRIES\|NSYS\|NOMATCH\)' "$vm_tmp/console" | sed 's/^/# /'

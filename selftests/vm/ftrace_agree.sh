@@ -65,16 +65,10 @@ done
 echo GUEST-DONE
 GUEST
 
-vm_run "$log" --shm "$shm" --keep-shm --script "$vm_tmp/guest.sh"
-vm_check_rc "$log"
-tr -d '\r' <"$log" >"$vm_tmp/console"
-grep -q '^GUEST-DONE' "$vm_tmp/console" || fail "the guest did not finish its script"
+vm_run_script "$log" "$vm_tmp/console" "$vm_tmp/guest.sh" --shm "$shm"
 
-"$read_bin" --peek --stats -e sched:sched_switch "/dev/shm/$shm" \
-	>"$vm_tmp/events" 2>"$vm_tmp/stats" ||
-	{ cat "$vm_tmp/stats"; fail "ivring-read exited with status $?"; }
-rm -f "/dev/shm/$shm"
-vm_check_left "$shm"
+vm_read_kept "$shm" "$vm_tmp/events" "$vm_tmp/stats" --peek --stats \
+	-e sched:sched_switch
 
 fails=0
 grep '^FTRACE-OTHER' "$vm_tmp/console" | head -5 | sed 's/^/# unexpected ftrace line: /'

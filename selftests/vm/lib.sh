@@ -118,3 +118,28 @@ vm_check_left() {
 	fi
 	[ ! -e "/dev/shm/$1" ] || fail "/dev/shm/$1 was left behind"
 }
+
+# vm_run_script LOG CONSOLE SCRIPT [ivring-vm options]: run SCRIPT in a
+# guest that keeps its segment; the console, without CRs, goes to CONSOLE.
+# Fails unless the guest passed and the script printed GUEST-DONE.
+vm_run_script() {
+	local log=$1 console=$2 script=$3
+
+	shift 3
+	vm_run "$log" --keep-shm --script "$script" "$@"
+	vm_check_rc "$log"
+	tr -d '\r' <"$log" >"$console"
+	grep -q '^GUEST-DONE' "$console" || fail "the guest did not finish its script"
+}
+
+# vm_read_kept SHM OUT ERR [ivring-read options]: read the segment a guest
+# left behind into OUT (stats and summary into ERR), then remove it.
+vm_read_kept() {
+	local shm=$1 out=$2 err=$3 rc
+
+	shift 3
+	"$read_bin" "$@" "/dev/shm/$shm" >"$out" 2>"$err" ||
+		{ rc=$?; cat "$err"; fail "ivring-read exited with status $rc"; }
+	rm -f "/dev/shm/$shm"
+	vm_check_left "$shm"
+}

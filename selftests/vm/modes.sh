@@ -79,17 +79,11 @@ check_run() {
 	console=$vm_tmp/$mode.console
 
 	{ echo "mode=$mode"; cat "$vm_tmp/guest.body"; } >"$vm_tmp/$mode.sh"
-	vm_run "$log" --shm "$shm" --shm-size "$shm_size" --keep-shm \
-		--script "$vm_tmp/$mode.sh"
-	vm_check_rc "$log"
-	tr -d '\r' <"$log" >"$console"
-	grep -q '^GUEST-DONE' "$console" || fail "$mode: the guest did not finish its script"
+	vm_run_script "$log" "$console" "$vm_tmp/$mode.sh" --shm "$shm" \
+		--shm-size "$shm_size"
 
 	# Consume mode: the reader starts at ticket 0 of the generation.
-	"$read_bin" --stats "/dev/shm/$shm" >"$vm_tmp/$mode.events" 2>"$vm_tmp/$mode.stats" ||
-		{ cat "$vm_tmp/$mode.stats"; fail "$mode: ivring-read exited with status $?"; }
-	rm -f "/dev/shm/$shm"
-	vm_check_left "$shm"
+	vm_read_kept "$shm" "$vm_tmp/$mode.events" "$vm_tmp/$mode.stats" --stats
 	grep '^GUEST-MODE' "$console" | sed 's/^/# /'
 
 	awk -v mode="$mode" -v console="$console" -v stats="$vm_tmp/$mode.stats" '
