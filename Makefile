@@ -3,8 +3,10 @@
 #
 # ivring: build, test and install the host side; build the guest module.
 #
-#   make [all]        libivring (.so, .a, .pc) and the tools, into build/
-#   make check        every variant, then selftests/run_tests.sh
+#   make [all]        libivring (.so, .a, .pc) and the tools, into build/,
+#                     and the module when KDIR has kernel headers
+#   make check        every variant and the module, then selftests/run_tests.sh
+#                     (which boots test guests: selftests/vm/)
 #                     (TESTS='pattern ...' runs only the matching tests)
 #   make bench        build and run selftests/bench_*.c
 #   make demo         ivring-gen writes a segment, ivring-read follows it
@@ -43,9 +45,12 @@ B		:= build
 KSFT_DIR	:= $(B)/kselftest
 LINUX_SOURCE	?= /usr/src/linux-source-6.1.tar.xz
 
-# The guest kernel's headers: Debian's newest, else the running kernel's.
-KDIR		?= $(or $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))), \
-			/lib/modules/$(shell uname -r)/build)
+# The guest kernel's headers: Debian's newest (by version: -10 is newer than
+# -9), else the running kernel's.  tools/ivring-vm boots the same version.
+ifndef KDIR
+KDIR		:= $(or $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+			sort -V | tail -n 1), /lib/modules/$(shell uname -r)/build)
+endif
 
 ifeq ($(V),1)
 Q		:=
@@ -239,9 +244,14 @@ $(KSFT_DIR)/kselftest.h: $(KSFT_DIR)/kselftest_harness.h
 
 .DEFAULT_GOAL	:= all
 .PHONY: all lib tools variants check check-build bench demo install uninstall \
-	clean deps module module-clean FORCE
+	clean deps module no-module module-clean FORCE
 
-all: lib tools
+# The module too when there are kernel headers to build it against; a host
+# that only reads segments needs none.
+all: lib tools $(if $(wildcard $(KDIR)/Makefile),module,no-module)
+
+no-module:
+	@echo "  SKIP     ivring.ko: no kernel headers in KDIR=$(KDIR)"
 
 lib: $(SO_FILE) $(LIB_A) $(PC_FILE)
 
@@ -258,8 +268,9 @@ check: FORCE
 	IVRING_VARIANTS='$(VARIANTS)' TESTS='$(TESTS)' \
 		selftests/run_tests.sh
 
-# The recipe keeps make from saying "Nothing to be done".
-check-build: all variants
+# The recipe keeps make from saying "Nothing to be done".  The module is
+# for the guest tests, selftests/vm/.
+check-build: all variants module
 	@:
 
 bench: $(plain_BENCHES)
@@ -313,7 +324,7 @@ clean:
 # Every Debian package that building, checking and the VM tests need.
 DEB_PKGS	:= build-essential make pkg-config xz-utils libtraceevent-dev \
 		   liburcu-dev linux-source-6.1 babeltrace2 trace-cmd \
-		   qemu-system-x86 busybox-static linux-headers-amd64 \
+		   qemu-system-x86 busybox-static cpio kmod linux-headers-amd64 \
 		   linux-image-amd64
 SUDO		:= $(if $(filter 0,$(shell id -u)),,sudo)
 

@@ -7,13 +7,15 @@
 #   every selftests/test_*.c program under plain and asan (ASan + UBSan),
 #   the concurrent ones, selftests/test_mt_*.c, under tsan too,
 #   every selftests/test_*.sh once, with the plain build,
+#   every selftests/vm/*.sh (but lib.sh) once: each boots TCG guests with
+#   build/module/ivring.ko, so the build before us made the module too,
 #   and a check that libivring exports exactly the IVRING_API functions.
 #
 # Each prints "ok <variant>/<test>" or "not ok <variant>/<test>" with the
 # tail of its log, build/logs/<variant>/<test>.log.  A sanitizer report in
 # the log fails a test even if it exited 0; exit code 4 (KSFT_SKIP) skips it.
-# The last line is "N passed, N failed" (", N skipped" when some were), and
-# the exit status is 1 if anything failed.
+# The last line is "N passed, N failed", preceded by "N skipped" when some
+# were, and the exit status is 1 if anything failed.
 #
 # Environment:
 #   IVRING_BUILD_ROOT  the build directory (default: build/ beside selftests/)
@@ -22,6 +24,8 @@
 #   TESTS              space-separated patterns; a test runs if its name
 #                      contains one (shell globs allowed: 'test_mt_*')
 #   TEST_TIMEOUT       seconds per test (default 600)
+#   IVRING_VM_REQUIRED the VM tests fail, not skip, when qemu, the kernel
+#                      image or the module is missing (default 1)
 #
 # The scripts get IVRING_BUILD, IVRING_TOOLS and IVRING_HELPERS for the plain
 # variant, IVRING_ASAN_TOOLS and IVRING_ASAN_HELPERS for asan, and one
@@ -244,7 +248,18 @@ for script in "$here"/test_*.sh; do
 	run sh "$name" "${interp[@]}" "$script"
 done
 
-summary="$passed passed, $failed failed"
-[ $skipped -gt 0 ] && summary="$summary, $skipped skipped"
-echo "$summary"
+# The guest tests: one guest at a time, since each takes a host core under
+# TCG, with the module that make built.
+export IVRING_MODULE=$build/module/ivring.ko
+export IVRING_VM_REQUIRED=${IVRING_VM_REQUIRED:-1}
+for script in "$here"/vm/*.sh; do
+	[ -e "$script" ] || continue
+	name=$(basename "$script" .sh)
+	[ "$name" = lib ] && continue
+	selected "vm/$name" || continue
+	run vm "$name" bash "$script"
+done
+
+[ $skipped -gt 0 ] && echo "$skipped skipped"
+echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

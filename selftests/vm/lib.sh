@@ -12,6 +12,9 @@
 #   IVRING_MODULE  the guest module (default: build/module/ivring.ko)
 #   IVRING_TOOLS   where ivring-read is (default: build/tools, build/plain/tools)
 #   IVRING_VM_TIMEOUT  watchdog seconds per guest (default 180)
+#   IVRING_VM_REQUIRED 1: a missing prerequisite fails the test instead of
+#                      skipping it (make check sets it: after make deps
+#                      nothing may be missing, and a skip would hide that)
 
 vm_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 vm_top=$(cd "$vm_here/../.." && pwd)
@@ -27,6 +30,10 @@ for d in "${IVRING_TOOLS:-}" "$vm_top/build/tools" "$vm_top/build/plain/tools"; 
 done
 
 skip() {
+	if [ "${IVRING_VM_REQUIRED:-0}" = 1 ]; then
+		echo "not ok: cannot run: $*"
+		exit 1
+	fi
 	echo "# SKIP: $*"
 	exit 4
 }
