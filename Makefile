@@ -9,7 +9,8 @@
 #                     (which boots test guests: selftests/vm/)
 #                     (TESTS='pattern ...' runs only the matching tests)
 #   make bench        build and run selftests/bench_*.c
-#   make demo         ivring-gen writes a segment, ivring-read follows it
+#   make demo         a test guest's sched and irq events, live on the host
+#   make demo-gen     the same without a guest: ivring-gen writes the segment
 #   make module       ivring.ko through Kbuild, against KDIR, into build/module/
 #   make install      prefix, DESTDIR, libdir, includedir, bindir
 #   make deps         install every Debian package the project needs (root)
@@ -243,8 +244,8 @@ $(KSFT_DIR)/kselftest.h: $(KSFT_DIR)/kselftest_harness.h
 # --- top-level targets ----------------------------------------------------
 
 .DEFAULT_GOAL	:= all
-.PHONY: all lib tools variants check check-build bench demo install uninstall \
-	clean deps module no-module module-clean FORCE
+.PHONY: all lib tools variants check check-build bench demo demo-gen install \
+	uninstall clean deps module no-module module-clean FORCE
 
 # The module too when there are kernel headers to build it against; a host
 # that only reads segments needs none.
@@ -281,12 +282,17 @@ bench: $(plain_BENCHES)
 		$$b; \
 	done
 
-# ivring-gen stands in for the guest: two writer threads with nested writes
-# from a timer signal, into /dev/shm/$(DEMO_SHM); ivring-read follows it.
+# A test guest streams its sched and irq events to the host live
+# (tools/ivring-demo); demo-gen needs no guest: ivring-gen stands in for it,
+# two writer threads with nested writes from a timer signal, into
+# /dev/shm/$(DEMO_SHM), and ivring-read follows it.
 DEMO_SHM	?= ivring-demo
 DEMO_SECONDS	?= 5
 
-demo: all
+demo: all module
+	$(Q)tools/ivring-demo $(DEMO_SECONDS)
+
+demo-gen: all
 	$(Q)set -e; shm=/dev/shm/$(DEMO_SHM); rm -f $$shm; \
 	$(B)/tools/ivring-gen --cpus 2 --nested=200 --rate 1000 \
 		--keep-running $(DEMO_SHM) & gen=$$!; \
