@@ -9,6 +9,7 @@
 #                     (which boots test guests: selftests/vm/)
 #                     (TESTS='pattern ...' runs only the matching tests)
 #   make bench        build and run selftests/bench_*.c
+#   make bench-guest  ivring.ko against the guest's ftrace, in a test guest
 #   make demo         a test guest's sched and irq events, live on the host
 #   make demo-gen     the same without a guest: ivring-gen writes the segment
 #   make module       ivring.ko through Kbuild, against KDIR, into build/module/
@@ -244,8 +245,8 @@ $(KSFT_DIR)/kselftest.h: $(KSFT_DIR)/kselftest_harness.h
 # --- top-level targets ----------------------------------------------------
 
 .DEFAULT_GOAL	:= all
-.PHONY: all lib tools variants check check-build bench demo demo-gen install \
-	uninstall clean deps module no-module module-clean FORCE
+.PHONY: all lib tools variants check check-build bench bench-guest demo \
+	demo-gen install uninstall clean deps module no-module module-clean FORCE
 
 # The module too when there are kernel headers to build it against; a host
 # that only reads segments needs none.
@@ -281,6 +282,12 @@ bench: $(plain_BENCHES)
 		echo "== $$b"; \
 		$$b; \
 	done
+
+# ivring against the guest's own ftrace, in one TCG guest run of a few
+# minutes (selftests/kbench/run.sh; BENCH_GUEST_ARGS='--help' lists options).
+bench-guest: module
+	$(Q)KDIR='$(KDIR)' WERROR='$(WERROR)' selftests/kbench/run.sh \
+		$(BENCH_GUEST_ARGS)
 
 # A test guest streams its sched and irq events to the host live
 # (tools/ivring-demo); demo-gen needs no guest: ivring-gen stands in for it,

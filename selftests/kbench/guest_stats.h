@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * How many events the guest's two rings have taken so far, over all CPUs,
+ * from their per-CPU stats files.  The guest programs read it just before
+ * and just after their timed section, so that the difference is that
+ * section's events: a dozen open, read and close calls and no fork, where a
+ * count in the shell around the program would also hold the events of
+ * starting it and of switching the events on and off.
+ */
+#ifndef IVRING_KBENCH_GUEST_STATS_H
+#define IVRING_KBENCH_GUEST_STATS_H
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IVRING_SYSFS	"/sys/kernel/ivring"
+#define FTRACE_TRACEFS	"/sys/kernel/tracing"
+
+/* The number after @key at the start of a line of @buf, or 0. */
+static long long stats_field(const char *buf, const char *key)
+{
+	size_t len = strlen(key);
+	const char *p;
+
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, len))
+			return atoll(p + len);
+	return 0;
+}
+
+/*
+ * Events in the ring under @root: ivring's "entries" count every event
+ * committed, ftrace's only those still held, so @add_overrun adds what
+ * ftrace overwrote.  A ring that is absent counts 0.
+ */
+static long long ring_events(const char *root, int add_overrun)
+{
+	char path[128], buf[1024];
+	long long n = 0;
+	ssize_t len;
+	int cpu, fd;
+
+	for (cpu = 0;; cpu++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", root,
+			 cpu);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			break;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		n += stats_field(buf, "entries: ");
+		if (add_overrun)
+			n += stats_field(buf, "overrun: ");
+	}
+	return n;
+}
+
+struct ring_counts {
+	long long ivring, ftrace;
+};
+
+static void ring_counts(struct ring_counts *c)
+{
+	c->ivring = ring_events(IVRING_SYSFS, 0);
+	c->ftrace = ring_events(FTRACE_TRACEFS, 1);
+}
+
+#endif /* IVRING_KBENCH_GUEST_STATS_H */

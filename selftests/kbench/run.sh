@@ -1,0 +1,193 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# SPDX-FileCopyrightText: 2026 The ivring authors
+#
+# The guest benchmark: ivring against the guest's own ftrace, all in one
+# guest run under tools/ivring-vm, so that both see the same machine and
+# the same noise.  Builds what it needs into build/kbench/ (ivring_kbench.ko
+# against the kernel ivring.ko was built for, the static guest programs),
+# boots one guest that runs guest.sh, and prints a summary (summary.awk):
+# medians of interleaved rounds, and ratios against the peer measured in
+# the same run.
+#   1. ivring_kbench.ko: the write path, ivring against ring_buffer_alloc()
+#   2. raw_syscalls:sys_enter end to end: off, in ftrace, in ivring
+#   3. a workload with sched, timer and kmem: off, in ftrace, in ivring
+# A benchmark, not a test: it asserts nothing about speed, and make check
+# does not run it; make bench-guest does.
+#
+# Usage: selftests/kbench/run.sh [options]
+#   --clock tsc|hpet  the guest's clocksource (default tsc).  Under TCG the
+#                     guest finds its TSCs unsynchronised and falls back to
+#                     the emulated HPET, which makes every ktime_get_*()
+#                     read an emulated device register; tsc boots with
+#                     tsc=reliable, as a KVM guest would run (kvm-clock or
+#                     TSC); hpet keeps the VM tests' configuration.
+#   --rounds N        rounds of parts 2 and 3 (default 21)
+#   --kbench-rounds N rounds of part 1 (default 101)
+#   --batch N         events per timed batch in part 1 (default 1024)
+#   --sizes LIST      payload sizes of part 1 (default 16,64,256)
+#   --syscalls N      getppid() calls per run in part 2 (default 50000)
+#   --work N          guest-workload iterations per run in part 3
+#                     (default 2000)
+# Many short runs rather than a few long ones: on a busy host the guest is
+# descheduled now and then for milliseconds; a short run is hit as a whole,
+# and the median drops it, or not at all.
+#   --smp N           vCPUs (default 2); the benchmarks run on the last one
+#   --shm-size SIZE   the ivshmem segment (default 32M); ftrace's buffer gets
+#                     as many bytes per CPU as ivring's ring
+#   --timeout SEC     the guest's watchdog (default 1200)
+#   --log FILE        the guest's console log (default
+#                     build/kbench/console.log, kept after the run)
+#   --raw             also print every round: the console's KB-* and
+#                     ivring_kbench lines
+# Environment: KDIR (default: /usr/src/linux-headers-<the kernel of
+# ivring.ko>), IVRING_MODULE (default build/module/ivring.ko), CC, WERROR=0
+# (warnings in the bench's builds do not fail them).
+
+# One { ... } block, as tools/ivring-vm: bash reads it whole before running
+# it, so editing this file cannot disturb a run that is under way.
+# shellcheck disable=SC2317 # cleanup runs from a trap
+{
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=$top/build/kbench
+module=${IVRING_MODULE:-$top/build/module/ivring.ko}
+prog=kbench
+
+clock=tsc
+rounds=21
+krounds=101
+batch=1024
+sizes=16,64,256
+syscalls=50000
+work=2000
+smp=2
+shm_size=32M
+timeout=1200
+keep_log=
+raw=0
+
+die() {
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+number() {
+	[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1: '$2' is not a positive number"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--raw) raw=1; shift; continue ;;
+	-h | --help) sed -n '/^# Usage:/,/^$/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	esac
+	[ $# -ge 2 ] || die "$1 needs an argument (see --help)"
+	case $1 in
+	--clock) clock=$2 ;;
+	--rounds) number "$1" "$2"; rounds=$2 ;;
+	--kbench-rounds) number "$1" "$2"; krounds=$2 ;;
+	--batch) number "$1" "$2"; batch=$2 ;;
+	--sizes) [[ $2 =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--sizes: '$2' is not a list like 16,64,256"; sizes=$2 ;;
+	--syscalls) number "$1" "$2"; syscalls=$2 ;;
+	--work) number "$1" "$2"; work=$2 ;;
+	--smp) number "$1" "$2"; smp=$2 ;;
+	--shm-size) shm_size=$2 ;;
+	--timeout) number "$1" "$2"; timeout=$2 ;;
+	--log) keep_log=$2 ;;
+	*) die "unknown argument '$1' (see --help)" ;;
+	esac
+	shift 2
+done
+case $clock in
+tsc) append=tsc=reliable ;;
+hpet) append= ;;
+*) die "--clock: '$clock' is neither tsc nor hpet" ;;
+esac
+
+# --- build ---------------------------------------------------------------
+if [ ! -r "$module" ]; then
+	make --no-print-directory -C "$top" module >/dev/null ||
+		die "cannot build $module (make module)"
+fi
+kver=$(modinfo -F vermagic "$module" 2>/dev/null | cut -d' ' -f1)
+[ -n "$kver" ] || die "cannot read the vermagic of $module"
+kdir=${KDIR:-/usr/src/linux-headers-$kver}
+[ -r "$kdir/Makefile" ] || die "no kernel headers in $kdir for $kver (linux-headers-amd64)"
+
+# As `make module`: Kbuild writes objects next to the sources, so it builds
+# in a tree of links.  Only the writer's files are linked into kmod/.
+mkdir -p "$out/kmod" || die "cannot create $out"
+find "$out" "$out/kmod" -maxdepth 1 -type l -delete
+ln -s "$here/Kbuild" "$here"/kb_*.c "$here/kbench.h" "$out/"
+ln -s "$top/include" "$out/include"
+for f in ring_write.c ring_format.c ring_write.h ring_prim_kernel.h; do
+	ln -s "$top/kmod/$f" "$out/kmod/"
+done
+kflags=()
+[ "${WERROR:-1}" = 1 ] && kflags=(KCFLAGS=-Werror)
+echo "$prog: building ivring_kbench.ko (W=1) against $kdir"
+make -s -C "$kdir" M="$out" W=1 "${kflags[@]}" modules 2>&1 |
+	grep -v 'Skipping BTF generation'
+[ "${PIPESTATUS[0]}" = 0 ] || die "cannot build ivring_kbench.ko"
+
+cflags=(-static -O2 -Wall -Wextra)
+[ "${WERROR:-1}" = 1 ] && cflags+=(-Werror)
+for p in syscall workload; do
+	"${CC:-gcc}" "${cflags[@]}" -o "$out/guest-$p" "$here/guest_$p.c" ||
+		die "cannot build guest-$p (a static binary needs libc6-dev)"
+done
+
+# --- the guest -------------------------------------------------------------
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ivring-kbench.XXXXXX") || exit 1
+shm=ivring-kbench-$$
+vm_pid=
+cleanup() {
+	if [ -n "$vm_pid" ]; then
+		# ivring-vm stops its qemu and removes its files on TERM.
+		kill -TERM "$vm_pid" 2>/dev/null
+		wait "$vm_pid" 2>/dev/null
+	fi
+	rm -f "/dev/shm/$shm"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
+log=${keep_log:-$out/console.log}
+cpu=$((smp - 1))
+# shellcheck disable=SC2317 # cleanup runs from a trap
+{
+	echo "KB_CLOCK=$clock"
+	echo "KB_MASK=$(printf '%x' $((1 << cpu)))"
+	echo "KB_KROUNDS=$krounds KB_BATCH=$batch KB_SIZES=$sizes KB_RING_KB=1024 KB_VERBOSE=$raw"
+	echo "KB_ROUNDS=$rounds KB_SYS_ITERS=$syscalls KB_WORK_ITERS=$work"
+	cat "$here/guest.sh"
+} >"$tmp/guest.sh"
+
+echo "$prog: one TCG guest ($smp vCPUs, clocksource $clock, benchmarks on cpu$cpu); about a minute"
+"$top/tools/ivring-vm" --kver "$kver" --module "$module" --smp "$smp" \
+	${append:+--append "$append"} --shm "$shm" --shm-size "$shm_size" \
+	--timeout "$timeout" --scan-dmesg --quiet --log "$log" \
+	--file "$out/ivring_kbench.ko" --file "$out/guest-syscall" \
+	--file "$out/guest-workload" --script "$tmp/guest.sh" \
+	>"$tmp/vm.out" 2>&1 </dev/null &
+vm_pid=$!
+wait "$vm_pid"
+rc=$?
+vm_pid=
+tr -d '\r' <"$log" >"$tmp/console"
+if [ "$rc" != 0 ] || ! grep -q '^KB-DONE' "$tmp/console"; then
+	cat "$tmp/vm.out" >&2
+	echo "$prog: --- last lines of the console" >&2
+	tail -n 40 "$tmp/console" >&2
+	die "the guest run failed (ivring-vm status $rc); console log: $log"
+fi
+sed -n 's/.*boot to power-off took/guest run: boot to power-off took/p' "$tmp/vm.out"
+[ "$raw" = 1 ] && grep -E '^KB-|ivring_kbench: ' "$tmp/console"
+echo
+awk -f "$here/summary.awk" "$tmp/console"
+exit
+}
