@@ -148,6 +148,27 @@ static u64 sat_mul(u64 a, u64 b)
 	return a && b > IVR_UNBOUNDED / a ? IVR_UNBOUNDED : a * b;
 }
 
+/* A C integer suffix: at most one u and two l, either case ("UL", "LL"). */
+static bool int_suffix(const char *s)
+{
+	int u = 0, l = 0;
+
+	for (; *s; s++) {
+		if (*s == 'u' || *s == 'U')
+			u++;
+		else if (*s == 'l' || *s == 'L')
+			l++;
+		else
+			return false;
+	}
+	return u <= 1 && l <= 2;
+}
+
+/*
+ * The value of a number atom, as libtraceevent takes it: strtoull() of the
+ * atom, which stops at a suffix the kernel's formats write ("1000L" in
+ * itimer_state), so a suffix does not make the number unknown.
+ */
 static bool atom_value(const struct tep_print_arg *a, u64 *val)
 {
 	char *end;
@@ -156,7 +177,7 @@ static bool atom_value(const struct tep_print_arg *a, u64 *val)
 		return false;
 	errno = 0;
 	*val = strtoull(a->atom.atom, &end, 0);
-	return !errno && end != a->atom.atom && !*end;
+	return !errno && end != a->atom.atom && int_suffix(end);
 }
 
 static struct tep_format_field *arg_field(struct tep_event *ev,
