@@ -252,35 +252,18 @@ for name in "${expected[@]}"; do
 done
 echo "# guest: $(grep -c '^OK ' "$vm_tmp/console") OK lines, ${#expected[@]} expected"
 
-awk -v console="$vm_tmp/console" -v stats="$vm_tmp/stats" '
+vm_awk '
 function bad(msg) { print "not ok: " msg; fails++ }
 BEGIN {
-	while ((getline l < console) > 0) {
-		if (l ~ /^GUEST-STATS [0-9]+ [a-z ]+: /) {
-			split(l, a, " "); c = a[2]; k = l
-			sub(/^GUEST-STATS [0-9]+ /, "", k); v = k
-			sub(/:.*/, "", k); sub(/^[^:]*: */, "", v)
-			gstat[c, k] = v; gcpu[c] = 1
-		}
-	}
-	cpu = -1
-	while ((getline l < stats) > 0) {
-		if (l ~ /^CPU [0-9]+:$/) { cpu = l; gsub(/[^0-9]/, "", cpu); hcpu[cpu] = 1 }
-		else if (cpu >= 0 && l ~ /^[a-z ]+: /) {
-			k = l; v = l; sub(/:.*/, "", k); sub(/^[^:]*: */, "", v)
-			hstat[cpu, k] = v
-		}
-	}
+	vm_guest_stats(console)
+	vm_host_stats(stats)
 }
 {
-	if (!match($0, /\[[0-9]+\] +[0-9]+\.[0-9]+: [a-z0-9_]+:/)) {
+	if (!vm_event($0)) {
 		bad("not an event line: " $0)
 		next
 	}
-	s = substr($0, RSTART, RLENGTH)
-	c = s; sub(/\].*/, "", c); sub(/\[/, "", c); c += 0
-	ts = s; sub(/^[^ ]* +/, "", ts); sub(/:.*/, "", ts); ts += 0
-	ev = s; sub(/:$/, "", ev); sub(/^.*: /, "", ev)
+	c = ev_cpu; ts = ev_ts; ev = ev_name
 	lines[c]++; nev[ev]++
 	if (ev == "sched_switch") {
 		if (!(c in sw_last) || ts > sw_last[c]) sw_last[c] = ts
@@ -316,7 +299,7 @@ END {
 	}
 	if (ncpu != 2) bad("expected stats of 2 CPUs from the guest, got " ncpu)
 	exit fails ? 1 : 0
-}' "$vm_tmp/events" || fails=1
+}' -v console="$vm_tmp/console" -v stats="$vm_tmp/stats" "$vm_tmp/events" || fails=1
 
 [ $fails = 0 ] || { echo "# host stats:"; sed 's/^/#   /' "$vm_tmp/stats"; exit 1; }
 echo "ok enable_syntax (guest run ${vm_secs}s)"

@@ -62,17 +62,38 @@ vm_require() {
 	fi
 }
 
+# vm_require_kmod NAME...: skip unless the booted kernel has these modules
+# (for ivring-vm --kmod).  After vm_require.
+vm_require_kmod() {
+	local k
+
+	for k in "$@"; do
+		modprobe -S "$vm_kver" --show-depends "$k" >/dev/null 2>&1 ||
+			skip "no kernel module $k for $vm_kver"
+	done
+}
+
 vm_tmp=$(mktemp -d "${TMPDIR:-/tmp}/ivring-vmtest.XXXXXX") || exit 1
 vm_pid=
 vm_shms=()
+# Background processes of a test (host readers): ended at exit.
+vm_bg_pids=()
 vm_cleanup() {
-	local s
+	local s p live
 
 	if [ -n "$vm_pid" ]; then
 		# ivring-vm kills its qemu and removes its files on TERM.
 		kill -TERM "$vm_pid" 2>/dev/null
 		wait "$vm_pid" 2>/dev/null
 	fi
+	# Only those still our jobs: the pid of one already waited for may
+	# belong to another process by now.
+	live=" $(jobs -p | tr '\n' ' ') "
+	for p in "${vm_bg_pids[@]}"; do
+		[[ $live == *" $p "* ]] || continue
+		kill -TERM "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
 	for s in "${vm_shms[@]}"; do
 		rm -f "/dev/shm/$s"
 	done
@@ -149,4 +170,86 @@ vm_read_kept() {
 		{ rc=$?; cat "$err"; fail "ivring-read exited with status $rc"; }
 	rm -f "/dev/shm/$shm"
 	vm_check_left "$shm"
+}
+
+# vm_awk PROGRAM [awk options and operands]: run awk with PROGRAM after
+# the functions of lib.awk (vm_event, vm_lost, vm_field, vm_guest_stats,
+# vm_host_stats).  In the background (vm_awk ... &), $! is awk's pid.
+vm_awk() {
+	local prog
+
+	prog=$(mktemp "$vm_tmp/prog.XXXXXX") || return 1
+	printf '%s\n' "$1" >"$prog"
+	shift
+	# A subshell (&, a pipeline) becomes awk, so a TERM reaches awk.
+	[ "$BASHPID" = "$$" ] || exec awk -f "$vm_here/lib.awk" -f "$prog" "$@"
+	awk -f "$vm_here/lib.awk" -f "$prog" "$@"
+}
+
+# vm_reader_start SHM OUT ERR [ivring-read options]: a host reader,
+# ivring-read --follow --stats /dev/shm/SHM, in the background, its events
+# into OUT and its warnings, statistics and summary into ERR.  Start it
+# before the guest: it waits for the segment.  Sets vm_reader_pid.
+vm_reader_start() {
+	local shm=$1 out=$2 err=$3
+
+	shift 3
+	"$read_bin" --follow --stats "$@" "/dev/shm/$shm" >"$out" 2>"$err" </dev/null &
+	vm_reader_pid=$!
+	vm_bg_pids+=("$vm_reader_pid")
+}
+
+# vm_reader_stopped ERR N [SECS]: wait until the reader has said N times
+# that the guest's writer stopped, which it says only once it has read
+# everything published before the segment was stopped (rmmod).  Returns 1,
+# with the reader's messages, after SECS seconds (default 60) or if the
+# reader exited.
+vm_reader_stopped() {
+	local err=$1 n=$2 secs=${3:-60} i
+
+	for ((i = 0; i < secs * 10; i++)); do
+		[ "$(grep -c "writer stopped; waiting for a new generation" "$err")" -ge "$n" ] &&
+			return 0
+		kill -0 "$vm_reader_pid" 2>/dev/null || {
+			sed 's/^/# reader: /' "$err"
+			echo "# the host reader exited early"
+			return 1
+		}
+		sleep 0.1
+	done
+	sed 's/^/# reader: /' "$err"
+	echo "# the host reader did not report the writer stopped ($n) within ${secs}s"
+	return 1
+}
+
+# vm_reader_wait_stopped ERR N [SECS]: vm_reader_stopped, or fail.
+vm_reader_wait_stopped() {
+	vm_reader_stopped "$@" || fail "the host reader did not finish"
+}
+
+# vm_reader_stop: end the reader with SIGTERM, as Ctrl-C would; it then
+# prints its statistics.  Sets vm_reader_rc.
+vm_reader_stop() {
+	kill -TERM "$vm_reader_pid" 2>/dev/null
+	wait "$vm_reader_pid"
+	# shellcheck disable=SC2034 # for the tests
+	vm_reader_rc=$?
+}
+
+# vm_chan_open: a host-to-guest channel, the guest's second serial port.
+# Pass "${vm_chan_args[@]}" to vm_run.  The guest opens it first thing
+# (exec 3< /dev/ttyS1; stty -echo <&3; later: read -r line <&3): bytes
+# that arrive before the guest opened the port are lost, so send only once
+# the guest is known to wait.
+vm_chan_open() {
+	mkfifo "$vm_tmp/chan.in" "$vm_tmp/chan.out" || fail "mkfifo in $vm_tmp"
+	# Read-write: never blocks, whether qemu has opened its end or not.
+	exec {vm_chan_fd}<>"$vm_tmp/chan.in"
+	# shellcheck disable=SC2034 # for the tests
+	vm_chan_args=(--qemu-arg -serial --qemu-arg "pipe:$vm_tmp/chan")
+}
+
+# vm_chan_send LINE: send one line to the guest.
+vm_chan_send() {
+	printf '%s\n' "$1" >&"$vm_chan_fd"
 }

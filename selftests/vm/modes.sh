@@ -86,16 +86,12 @@ check_run() {
 	vm_read_kept "$shm" "$vm_tmp/$mode.events" "$vm_tmp/$mode.stats" --stats
 	grep '^GUEST-MODE' "$console" | sed 's/^/# /'
 
-	awk -v mode="$mode" -v console="$console" -v stats="$vm_tmp/$mode.stats" '
+	vm_awk '
 function bad(msg) { print "not ok: " mode ": " msg; fails++ }
 BEGIN {
+	vm_guest_stats(console)
 	while ((getline l < console) > 0) {
-		if (l ~ /^GUEST-STATS [0-9]+ [a-z ]+: /) {
-			split(l, a, " "); c = a[2]; k = l
-			sub(/^GUEST-STATS [0-9]+ /, "", k); v = k
-			sub(/:.*/, "", k); sub(/^[^:]*: */, "", v)
-			gstat[c, k] = v; gcpu[c] = 1
-		} else if (l ~ /^GUEST-SET [a-z0-9_]+:[a-z0-9_]+$/) {
+		if (l ~ /^GUEST-SET [a-z0-9_]+:[a-z0-9_]+$/) {
 			split(l, a, /[ :]/); enabled[a[3]] = 1; nenabled++
 		} else if (l ~ /^GUEST-T0 [0-9]+\.[0-9]+$/) {
 			split(l, a, " "); t0 = a[2] + 0
@@ -103,35 +99,26 @@ BEGIN {
 			gmode = substr(l, 12)
 		}
 	}
-	cpu = -1
-	while ((getline l < stats) > 0) {
-		if (l ~ /^CPU [0-9]+:$/) { cpu = l; gsub(/[^0-9]/, "", cpu); hcpu[cpu] = 1 }
-		else if (cpu >= 0 && l ~ /^[a-z ]+: /) {
-			k = l; v = l; sub(/:.*/, "", k); sub(/^[^:]*: */, "", v)
-			hstat[cpu, k] = v
-		} else if (l !~ /^ivring-read: [0-9]+ events read, [0-9]+ lost, [0-9]+ bytes$/)
-			bad("ivring-read said: " l)
-	}
+	vm_host_stats(stats)
+	for (i = 1; i <= nhnote; i++)
+		bad("ivring-read said: " hnote[i])
 	if (gmode != mode) bad("the guest mode is \"" gmode "\"")
 	if (nenabled < 20) bad("only " nenabled + 0 " events enabled")
 	if (t0 <= 0) bad("no GUEST-T0 line")
 }
-/^CPU:[0-9]+ \[LOST [0-9]+ EVENTS\]$/ {
-	c = $1; sub(/^CPU:/, "", c); c += 0; k = $3 + 0
+vm_lost($0) {
+	c = lost_cpu; k = lost_n
 	lostlines[c] += k
 	if (!(c in lines)) first_lost[c] += k
 	next
 }
 {
 	if ($0 ~ /UNKNOWN TYPE/) { bad("undecoded: " $0); next }
-	if (!match($0, /\[[0-9]+\] +[0-9]+\.[0-9]+: [a-z0-9_]+:/)) {
+	if (!vm_event($0)) {
 		bad("not an event line: " $0)
 		next
 	}
-	s = substr($0, RSTART, RLENGTH)
-	c = s; sub(/\].*/, "", c); sub(/\[/, "", c); c += 0
-	ts = s; sub(/^[^ ]* +/, "", ts); sub(/:.*/, "", ts); ts += 0
-	ev = s; sub(/:$/, "", ev); sub(/^.*: /, "", ev)
+	c = ev_cpu; ts = ev_ts; ev = ev_name
 	if (!(c in lines)) {
 		first_ts[c] = ts
 		if (mode == "overwrite" && first_lost[c] + 0 == 0)
@@ -186,7 +173,8 @@ END {
 	if (ncpu != 2) bad("expected stats of 2 CPUs from the guest, got " ncpu)
 	for (c in hcpu) if (!(c in gcpu)) bad("the guest printed no stats for CPU " c)
 	exit fails ? 1 : 0
-}' "$vm_tmp/$mode.events" ||
+}' -v mode="$mode" -v console="$console" -v stats="$vm_tmp/$mode.stats" \
+		"$vm_tmp/$mode.events" ||
 		{ echo "# host stats:"; sed 's/^/#   /' "$vm_tmp/$mode.stats"; fail "$mode mode"; }
 	echo "ok $mode (guest run ${vm_secs}s)"
 }
