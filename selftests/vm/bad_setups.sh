@@ -11,7 +11,10 @@
 #   2. BAR2 too small (--shm-size 64K): insmod succeeds but the probe fails
 #      with a dmesg line naming both sizes (65536 and the larger size the
 #      layout needs), no segment is formatted, stats fail, rmmod is clean,
-#      and the shm file is not left behind.
+#      and the shm file is not left behind;
+#   3. two ivshmem devices: one is bound and formatted, the other is left
+#      alone with a dmesg line and its memory stays all zero (the rule,
+#      documented in kmod/sysfs-kernel-ivring: the first device probed).
 # Every run is scanned for kernel splats (--scan-dmesg).
 # Exit: 0 pass, 1 fail, 4 skip (kselftest).
 
@@ -109,6 +112,57 @@ if [ $f2 = 0 ]; then
 	fi
 fi
 [ $f2 = 0 ] || fails=1
+
+# --- 3. two ivshmem devices: the first one probed gets the segment, the
+# other is left alone, untouched.  ivring-vm's own device comes first on
+# the command line, so it has the lower slot and is probed first.
+shm=ivring-two-$$-$RANDOM
+shm2=ivring-two2-$$-$RANDOM
+vm_shms+=("$shm2")
+truncate -s 1M "/dev/shm/$shm2" || fail "cannot create /dev/shm/$shm2"
+cat >"$vm_tmp/two.sh" <<'GUEST'
+t=/sys/kernel/ivring
+n=0
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat $d/vendor):$(cat $d/device)" = 0x1af4:0x1110 ] && n=$((n + 1))
+done
+[ $n = 2 ] || { echo "TWO: $n ivshmem devices, not 2"; exit 20; }
+insmod /ivring.ko || { echo "TWO: insmod failed"; exit 10; }
+bound=$(ls /sys/bus/pci/drivers/ivring | grep -c ':')
+[ "$bound" = 1 ] || { echo "TWO: $bound devices bound, not 1"; exit 11; }
+echo 1 > $t/events/sched/sched_switch/enable || exit 12
+sleep 1
+echo 0 > $t/tracing_on || exit 13
+dmesg | grep -i ivring | sed 's/^/TWO-DMESG /'
+rmmod ivring || { echo "TWO: rmmod failed"; exit 14; }
+echo TWO-DONE
+GUEST
+
+log=$vm_tmp/two.log
+vm_run "$log" --shm "$shm" --keep-shm --script "$vm_tmp/two.sh" \
+	--qemu-arg -object \
+	--qemu-arg "memory-backend-file,id=ivshm2,share=on,mem-path=/dev/shm/$shm2,size=1M" \
+	--qemu-arg -device --qemu-arg "ivshmem-plain,memdev=ivshm2,master=on"
+secs3=$vm_secs
+f3=0
+( vm_check_rc "$log" ) || f3=1
+tr -d '\r' <"$log" >"$vm_tmp/two.console"
+if [ $f3 = 0 ]; then
+	grep -q '^TWO-DONE' "$vm_tmp/two.console" || { echo "not ok: two devices: the script did not finish"; f3=1; }
+	grep -q '^TWO-DMESG.*this device is left alone' "$vm_tmp/two.console" ||
+		{ echo "not ok: two devices: dmesg does not say one is left alone"; f3=1; }
+	grep '^TWO-DMESG' "$vm_tmp/two.console" | sed 's/^TWO-DMESG /# /'
+	"$read_bin" --peek "/dev/shm/$shm" >"$vm_tmp/two.events" 2>"$vm_tmp/two.err" ||
+		{ sed 's/^/# /' "$vm_tmp/two.err"; echo "not ok: two devices: the first segment does not read"; f3=1; }
+	grep -q 'sched_switch:' "$vm_tmp/two.events" ||
+		{ echo "not ok: two devices: no sched_switch in the first segment"; f3=1; }
+	cmp -s -n 1048576 "/dev/shm/$shm2" /dev/zero ||
+		{ echo "not ok: two devices: the second device's memory was written"; f3=1; }
+	[ $f3 = 0 ] && echo "ok 3 two ivshmem devices: the first gets the segment, the second is untouched (${secs3}s)"
+fi
+rm -f "/dev/shm/$shm" "/dev/shm/$shm2"
+( vm_check_left "$shm" ) || f3=1
+[ $f3 = 0 ] || fails=1
 
 [ $fails = 0 ] || exit 1
 exit 0
