@@ -158,14 +158,15 @@ run() {
 	fi
 	if grep -Eq "$sanitizer_re" "$log"; then
 		status="sanitizer report (exit $rc)"
+	elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		status="timeout after ${timeout_s}s"
+	elif [ -n "${left// /}" ]; then
+		# A test must clean up after itself even when it passes.
+		status="left processes behind (exit $rc)"
 	elif [ $rc -eq 0 ]; then
 		status=pass
 	elif [ $rc -eq 4 ]; then
 		status=skip
-	elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-		status="timeout after ${timeout_s}s"
-	elif [ -n "${left// /}" ]; then
-		status="left processes behind (exit $rc)"
 	else
 		status="exit $rc"
 	fi
@@ -257,7 +258,16 @@ for script in "$here"/vm/*.sh; do
 	name=$(basename "$script" .sh)
 	[ "$name" = lib ] && continue
 	selected "vm/$name" || continue
+	shm_before=$(ls /dev/shm)
 	run vm "$name" bash "$script"
+	# A guest test must not leave its segment behind either.
+	shm_left=$(comm -13 <(echo "$shm_before") <(ls /dev/shm) | grep '^ivring' | tr '\n' ' ')
+	if [ -n "$shm_left" ]; then
+		echo "not ok vm/$name # left /dev/shm files behind: $shm_left"
+		failed=$((failed + 1))
+		# shellcheck disable=SC2086 # the names are plain words
+		(cd /dev/shm && rm -f $shm_left)
+	fi
 done
 
 [ $skipped -gt 0 ] && echo "$skipped skipped"
