@@ -49,9 +49,11 @@ LINUX_SOURCE	?= /usr/src/linux-source-6.1.tar.xz
 
 # The guest kernel's headers: Debian's newest (by version: -10 is newer than
 # -9), else the running kernel's.  tools/ivring-vm boots the same version.
+# Only the generic flavour: -rt-amd64 and -cloud-amd64 would sort above it.
+DEB_KDIR	:= $(shell ls -d /usr/src/linux-headers-*[0-9]-amd64 2>/dev/null | \
+			sort -V | tail -n 1)
 ifndef KDIR
-KDIR		:= $(or $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
-			sort -V | tail -n 1), /lib/modules/$(shell uname -r)/build)
+KDIR		:= $(or $(DEB_KDIR),/lib/modules/$(shell uname -r)/build)
 endif
 
 ifeq ($(V),1)
@@ -248,12 +250,13 @@ $(KSFT_DIR)/kselftest.h: $(KSFT_DIR)/kselftest_harness.h
 .PHONY: all lib tools variants check check-build bench bench-guest demo \
 	demo-gen install uninstall clean deps module no-module module-clean FORCE
 
-# The module too when there are kernel headers to build it against; a host
-# that only reads segments needs none.
-all: lib tools $(if $(wildcard $(KDIR)/Makefile),module,no-module)
+# The module too when there are Debian's 6.1 headers (the module's probes
+# are checked against 6.1's prototypes) or KDIR is given; a host that only
+# reads segments needs neither.
+all: lib tools $(if $(or $(DEB_KDIR),$(filter command line environment,$(origin KDIR))),module,no-module)
 
 no-module:
-	@echo "  SKIP     ivring.ko: no kernel headers in KDIR=$(KDIR)"
+	@echo "  SKIP     ivring.ko: no linux-headers-*-amd64 in /usr/src; make module KDIR=..."
 
 lib: $(SO_FILE) $(LIB_A) $(PC_FILE)
 
@@ -337,8 +340,8 @@ clean:
 # Every Debian package that building, checking and the VM tests need.
 DEB_PKGS	:= build-essential make pkg-config xz-utils libtraceevent-dev \
 		   liburcu-dev linux-source-6.1 babeltrace2 trace-cmd \
-		   qemu-system-x86 busybox-static cpio kmod linux-headers-amd64 \
-		   linux-image-amd64
+		   qemu-system-x86 busybox-static cpio kmod procps \
+		   linux-headers-amd64 linux-image-amd64
 SUDO		:= $(if $(filter 0,$(shell id -u)),,sudo)
 
 deps:
