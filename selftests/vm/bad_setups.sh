@@ -20,7 +20,7 @@
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh" || exit 1
-vm_require ""
+vm_require read
 
 fails=0
 
