@@ -150,6 +150,175 @@ IVR_TRACE_EVENT(sched, sched_process_exec,
 	"\"filename=%s pid=%d old_pid=%d\", __get_str(filename), REC->pid, "
 	"REC->old_pid")
 
+IVR_TRACE_EVENT(sched, sched_kthread_stop,
+	IVR_PROTO(struct task_struct *t),
+	IVR_ARGS(t),
+	IVR_FIELDS(
+		ivr_array(char, comm, TASK_COMM_LEN, t->comm)
+		ivr_field(pid_t, pid, t->pid)
+	),
+	IVR_PRINTK("comm=%s pid=%d", REC->comm, REC->pid))
+
+IVR_TRACE_EVENT(sched, sched_kthread_stop_ret,
+	IVR_PROTO(int ret),
+	IVR_ARGS(ret),
+	IVR_FIELDS(
+		ivr_field(int, ret, ret)
+	),
+	IVR_PRINTK("ret=%d", REC->ret))
+
+IVR_TRACE_EVENT(sched, sched_kthread_work_queue_work,
+	IVR_PROTO(struct kthread_worker *worker, struct kthread_work *work),
+	IVR_ARGS(worker, work),
+	IVR_FIELDS(
+		ivr_field(void *, work, work)
+		ivr_field(void *, function, work->func)
+		ivr_field(void *, worker, worker)
+	),
+	IVR_PRINTK("work struct=%p function=%ps worker=%p",
+		  REC->work, REC->function, REC->worker))
+
+IVR_TRACE_EVENT(sched, sched_kthread_work_execute_start,
+	IVR_PROTO(struct kthread_work *work),
+	IVR_ARGS(work),
+	IVR_FIELDS(
+		ivr_field(void *, work, work)
+		ivr_field(void *, function, work->func)
+	),
+	IVR_PRINTK("work struct %p: function %ps", REC->work, REC->function))
+
+IVR_TRACE_EVENT(sched, sched_kthread_work_execute_end,
+	IVR_PROTO(struct kthread_work *work, kthread_work_func_t function),
+	IVR_ARGS(work, function),
+	IVR_FIELDS(
+		ivr_field(void *, work, work)
+		ivr_field(void *, function, function)
+	),
+	IVR_PRINTK("work struct %p: function %ps", REC->work, REC->function))
+
+/* The waiter is current; pid is the one waited for (0: any child). */
+IVR_TRACE_EVENT(sched, sched_process_wait,
+	IVR_PROTO(struct pid *pid),
+	IVR_ARGS(pid),
+	IVR_FIELDS(
+		ivr_array(char, comm, TASK_COMM_LEN, current->comm)
+		ivr_field(pid_t, pid, pid_nr(pid))
+		ivr_field(int, prio, current->prio)
+	),
+	IVR_PRINTK("comm=%s pid=%d prio=%d", REC->comm, REC->pid, REC->prio))
+
+/* Compiled in with CONFIG_SCHEDSTATS; they fire while schedstats are on. */
+#ifdef CONFIG_SCHEDSTATS
+IVR_CLASS(sched_stat_template,
+	IVR_PROTO(struct task_struct *tsk, u64 delay),
+	IVR_ARGS(tsk, delay),
+	IVR_FIELDS(
+		ivr_array(char, comm, TASK_COMM_LEN, tsk->comm)
+		ivr_field(pid_t, pid, tsk->pid)
+		ivr_field(u64, delay, delay)
+	),
+	IVR_PRINTK("comm=%s pid=%d delay=%Lu [ns]", REC->comm, REC->pid,
+		  (unsigned long long)REC->delay))
+IVR_EVENT(sched, sched_stat_wait, sched_stat_template)
+IVR_EVENT(sched, sched_stat_sleep, sched_stat_template)
+IVR_EVENT(sched, sched_stat_iowait, sched_stat_template)
+IVR_EVENT(sched, sched_stat_blocked, sched_stat_template)
+#endif
+
+IVR_TRACE_EVENT(sched, sched_stat_runtime,
+	IVR_PROTO(struct task_struct *tsk, u64 runtime, u64 vruntime),
+	IVR_ARGS(tsk, runtime, vruntime),
+	IVR_FIELDS(
+		ivr_array(char, comm, TASK_COMM_LEN, tsk->comm)
+		ivr_field(pid_t, pid, tsk->pid)
+		ivr_field(u64, runtime, runtime)
+		ivr_field(u64, vruntime, vruntime)
+	),
+	IVR_PRINTK("comm=%s pid=%d runtime=%Lu [ns] vruntime=%Lu [ns]",
+		  REC->comm, REC->pid, (unsigned long long)REC->runtime,
+		  (unsigned long long)REC->vruntime))
+
+/* newprio: the priority that rt_mutex_setprio() is about to set. */
+IVR_TRACE_EVENT(sched, sched_pi_setprio,
+	IVR_PROTO(struct task_struct *tsk, struct task_struct *pi_task),
+	IVR_ARGS(tsk, pi_task),
+	IVR_FIELDS(
+		ivr_array(char, comm, TASK_COMM_LEN, tsk->comm)
+		ivr_field(pid_t, pid, tsk->pid)
+		ivr_field(int, oldprio, tsk->prio)
+		ivr_field(int, newprio, pi_task ?
+			  min(tsk->normal_prio, pi_task->prio) :
+			  tsk->normal_prio)
+	),
+	IVR_PRINTK("comm=%s pid=%d oldprio=%d newprio=%d", REC->comm,
+		  REC->pid, REC->oldprio, REC->newprio))
+
+#ifdef CONFIG_DETECT_HUNG_TASK
+IVR_TRACE_EVENT(sched, sched_process_hang,
+	IVR_PROTO(struct task_struct *tsk),
+	IVR_ARGS(tsk),
+	IVR_FIELDS(
+		ivr_array(char, comm, TASK_COMM_LEN, tsk->comm)
+		ivr_field(pid_t, pid, tsk->pid)
+	),
+	IVR_PRINTK("comm=%s pid=%d", REC->comm, REC->pid))
+#endif
+
+/*
+ * NUMA balancing.  ngid: the kernel's task_numa_group_id() is not
+ * exported; ivr_numa_group_id() (events.c) reads the same member.
+ */
+IVR_TRACE_EVENT(sched, sched_move_numa,
+	IVR_PROTO(struct task_struct *tsk, int src_cpu, int dst_cpu),
+	IVR_ARGS(tsk, src_cpu, dst_cpu),
+	IVR_FIELDS(
+		ivr_field(pid_t, pid, task_pid_nr(tsk))
+		ivr_field(pid_t, tgid, task_tgid_nr(tsk))
+		ivr_field(pid_t, ngid, ivr_numa_group_id(tsk))
+		ivr_field(int, src_cpu, src_cpu)
+		ivr_field(int, src_nid, cpu_to_node(src_cpu))
+		ivr_field(int, dst_cpu, dst_cpu)
+		ivr_field(int, dst_nid, cpu_to_node(dst_cpu))
+	),
+	IVR_PRINTK("pid=%d tgid=%d ngid=%d src_cpu=%d src_nid=%d dst_cpu=%d dst_nid=%d",
+		  REC->pid, REC->tgid, REC->ngid,
+		  REC->src_cpu, REC->src_nid,
+		  REC->dst_cpu, REC->dst_nid))
+
+/* dst_tsk may be NULL (stick: no task to swap with), dst_cpu -1. */
+IVR_CLASS(sched_numa_pair_template,
+	IVR_PROTO(struct task_struct *src_tsk, int src_cpu,
+		  struct task_struct *dst_tsk, int dst_cpu),
+	IVR_ARGS(src_tsk, src_cpu, dst_tsk, dst_cpu),
+	IVR_FIELDS(
+		ivr_field(pid_t, src_pid, task_pid_nr(src_tsk))
+		ivr_field(pid_t, src_tgid, task_tgid_nr(src_tsk))
+		ivr_field(pid_t, src_ngid, ivr_numa_group_id(src_tsk))
+		ivr_field(int, src_cpu, src_cpu)
+		ivr_field(int, src_nid, cpu_to_node(src_cpu))
+		ivr_field(pid_t, dst_pid, dst_tsk ? task_pid_nr(dst_tsk) : 0)
+		ivr_field(pid_t, dst_tgid, dst_tsk ? task_tgid_nr(dst_tsk) : 0)
+		ivr_field(pid_t, dst_ngid,
+			  dst_tsk ? ivr_numa_group_id(dst_tsk) : 0)
+		ivr_field(int, dst_cpu, dst_cpu)
+		ivr_field(int, dst_nid, dst_cpu >= 0 ? cpu_to_node(dst_cpu) : -1)
+	),
+	IVR_PRINTK("src_pid=%d src_tgid=%d src_ngid=%d src_cpu=%d src_nid=%d dst_pid=%d dst_tgid=%d dst_ngid=%d dst_cpu=%d dst_nid=%d",
+		  REC->src_pid, REC->src_tgid, REC->src_ngid,
+		  REC->src_cpu, REC->src_nid,
+		  REC->dst_pid, REC->dst_tgid, REC->dst_ngid,
+		  REC->dst_cpu, REC->dst_nid))
+IVR_EVENT(sched, sched_stick_numa, sched_numa_pair_template)
+IVR_EVENT(sched, sched_swap_numa, sched_numa_pair_template)
+
+IVR_TRACE_EVENT(sched, sched_wake_idle_without_ipi,
+	IVR_PROTO(int cpu),
+	IVR_ARGS(cpu),
+	IVR_FIELDS(
+		ivr_field(int, cpu, cpu)
+	),
+	IVR_PRINTK("cpu=%d", REC->cpu))
+
 /* --- irq ----------------------------------------------------------------- */
 
 IVR_TRACE_EVENT(irq, irq_handler_entry,

@@ -14,11 +14,13 @@
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/kernel.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/netdevice.h>
 #include <linux/pageblock-flags.h>
 #include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -28,6 +30,7 @@
 #include <linux/stringify.h>
 #include <linux/tick.h>
 #include <linux/timer.h>
+#include <linux/topology.h>
 #include <linux/workqueue.h>
 #include <asm/syscall.h>
 
@@ -194,6 +197,37 @@ static void ivr_wq_find_name(void)
 			return;
 		}
 	pr_info(IVR_NAME ": cannot find a workqueue's name; workqueue_queue_work shows none\n");
+}
+
+/*
+ * sched_move_numa's ngid, as the kernel's task_numa_group_id(), which is
+ * not exported.  struct numa_group is private to kernel/sched/fair.c; its
+ * first members (refcount, lock, nr_tasks, gid), checked against 6.1's
+ * fair.c, have kept their place since gid came in (v3.13), and spinlock_t
+ * is the module's own, built with the kernel's configuration.
+ */
+#ifdef CONFIG_NUMA_BALANCING
+struct ivr_numa_group_head {
+	refcount_t refcount;
+	spinlock_t lock;
+	int nr_tasks;
+	pid_t gid;
+};
+#endif
+
+static __always_inline pid_t ivr_numa_group_id(struct task_struct *p)
+{
+	pid_t gid = 0;
+#ifdef CONFIG_NUMA_BALANCING
+	const struct ivr_numa_group_head *ng;
+
+	rcu_read_lock();
+	ng = (const void *)rcu_dereference(p->numa_group);
+	if (ng)
+		gid = ng->gid;
+	rcu_read_unlock();
+#endif
+	return gid;
 }
 
 /* --- stage 1: the payload of each class ---------------------------------- */

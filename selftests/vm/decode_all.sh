@@ -37,12 +37,18 @@ vm_require_kmod virtio_pci virtio_blk
 
 shm=ivring-decode-$$-$RANDOM
 log=$vm_tmp/vm.log
-# The event types that this workload makes fire on every run: all 51 but
-# mm_page_alloc_extfrag (it needs fragmented memory) and cpu_frequency (no
-# cpufreq driver under TCG), which are printed as not fired.
+# The event types that this workload makes fire on every run: all 68 but
+# mm_page_alloc_extfrag (it needs fragmented memory), cpu_frequency (no
+# cpufreq driver under TCG), sched_kthread_* (no kthread is stopped and no
+# kthread_worker queues work), sched_stat_{wait,sleep,iowait,blocked}
+# (schedstats are off: kernel.sched_schedstats=0), sched_pi_setprio (no PI
+# futex), sched_process_hang (no hung task), sched_{move,stick,swap}_numa
+# (one NUMA node) and sched_wake_idle_without_ipi (only now and then, when
+# an idle CPU polls), which are printed as not fired.
 required="sched_switch sched_waking sched_wakeup sched_wakeup_new
 	sched_migrate_task sched_process_free sched_process_exit
 	sched_wait_task sched_process_fork sched_process_exec
+	sched_process_wait sched_stat_runtime
 	irq_handler_entry irq_handler_exit softirq_entry softirq_exit
 	softirq_raise timer_init timer_start timer_expire_entry
 	timer_expire_exit timer_cancel hrtimer_init hrtimer_start
