@@ -259,7 +259,7 @@ for script in "$here"/vm/*.sh; do
 	[ "$name" = lib ] && continue
 	selected "vm/$name" || continue
 	shm_before=$(ls /dev/shm)
-	run vm "$name" bash "$script"
+	IVRING_VM_KEEP=$logs/vm/$name.files run vm "$name" bash "$script"
 	# A guest test must not leave its segment behind either.
 	shm_left=$(comm -13 <(echo "$shm_before") <(ls /dev/shm) | grep '^ivring' | tr '\n' ' ')
 	if [ -n "$shm_left" ]; then

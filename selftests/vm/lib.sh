@@ -12,6 +12,8 @@
 #   IVRING_MODULE  the guest module (default: build/module/ivring.ko)
 #   IVRING_TOOLS   where ivring-read is (default: build/tools, build/plain/tools)
 #   IVRING_VM_TIMEOUT  watchdog seconds per guest (default 180)
+#   IVRING_VM_KEEP     if the test fails, its files (console logs, reader
+#                      output) are copied to this directory
 #   IVRING_VM_REQUIRED 1: a missing prerequisite fails the test instead of
 #                      skipping it (make check sets it: after make deps
 #                      nothing may be missing, and a skip would hide that)
@@ -79,7 +81,7 @@ vm_shms=()
 # Background processes of a test (host readers): ended at exit.
 vm_bg_pids=()
 vm_cleanup() {
-	local s p live
+	local rc=$? s p live
 
 	if [ -n "$vm_pid" ]; then
 		# ivring-vm kills its qemu and removes its files on TERM.
@@ -97,6 +99,14 @@ vm_cleanup() {
 	for s in "${vm_shms[@]}"; do
 		rm -f "/dev/shm/$s"
 	done
+	# A failure that happens once in CI can only be understood from its
+	# whole console logs and reader outputs: keep them.
+	if [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ -n "${IVRING_VM_KEEP:-}" ]; then
+		rm -rf "$IVRING_VM_KEEP"
+		mkdir -p "$IVRING_VM_KEEP" &&
+			cp -a "$vm_tmp/." "$IVRING_VM_KEEP/" 2>/dev/null &&
+			echo "# the test's files are kept in $IVRING_VM_KEEP"
+	fi
 	rm -rf "$vm_tmp"
 }
 trap vm_cleanup EXIT
