@@ -14,7 +14,11 @@
 #      and the shm file is not left behind;
 #   3. two ivshmem devices: one is bound and formatted, the other is left
 #      alone with a dmesg line and its memory stays all zero (the rule,
-#      documented in kmod/sysfs-kernel-ivring: the first device probed).
+#      documented in kmod/sysfs-kernel-ivring: the first device probed);
+#   4. the device appears after insmod (removed from the PCI bus, then
+#      rescanned): until then stats fail with ENODEV, an event enabled
+#      before it is written once it is bound, and the host reads exactly
+#      the entries the guest counted.
 # Every run is scanned for kernel splats (--scan-dmesg).
 # Exit: 0 pass, 1 fail, 4 skip (kselftest).
 
@@ -163,6 +167,52 @@ fi
 rm -f "/dev/shm/$shm" "/dev/shm/$shm2"
 ( vm_check_left "$shm" ) || f3=1
 [ $f3 = 0 ] || fails=1
+
+# --- 4. a device that appears after insmod is bound: the device is removed
+# from the PCI bus before insmod, and a rescan brings it back.
+shm=ivring-late-$$-$RANDOM
+cat >"$vm_tmp/late.sh" <<'GUEST'
+t=/sys/kernel/ivring
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat $d/vendor):$(cat $d/device)" = 0x1af4:0x1110 ] && break
+done
+[ -e $d/vendor ] || { echo "LATE: no ivshmem device"; exit 20; }
+echo 1 > $d/remove || { echo "LATE: cannot remove $d"; exit 21; }
+insmod /ivring.ko || { echo "LATE: insmod failed"; exit 10; }
+err=$(cat $t/per_cpu/cpu0/stats 2>&1) && { echo "LATE: stats readable before the device: $err"; exit 11; }
+echo "LATE-STATS-ERR $err"
+echo 1 > $t/events/sched/sched_switch/enable || exit 12
+echo 1 > /sys/bus/pci/rescan || { echo "LATE: rescan failed"; exit 13; }
+ls /sys/bus/pci/drivers/ivring | grep -q ':' || { echo "LATE: the device was not bound"; exit 14; }
+sleep 1
+echo 0 > $t/tracing_on || exit 15
+sed 's/^/LATE-STATS /' $t/per_cpu/cpu*/stats
+rmmod ivring || { echo "LATE: rmmod failed"; exit 16; }
+echo LATE-DONE
+GUEST
+
+log=$vm_tmp/late.log
+vm_run "$log" --shm "$shm" --keep-shm --script "$vm_tmp/late.sh"
+secs4=$vm_secs
+f4=0
+( vm_check_rc "$log" ) || f4=1
+tr -d '\r' <"$log" >"$vm_tmp/late.console"
+if [ $f4 = 0 ]; then
+	grep -q '^LATE-DONE' "$vm_tmp/late.console" || { echo "not ok: late device: the script did not finish"; f4=1; }
+	grep -q '^LATE-STATS-ERR .*No such device' "$vm_tmp/late.console" ||
+		{ echo "not ok: late device: stats did not fail with ENODEV before it"; f4=1; }
+	entries=$(awk '/^LATE-STATS entries:/ { n += $3 } END { print n + 0 }' "$vm_tmp/late.console")
+	[ "$entries" -gt 0 ] || { echo "not ok: late device: no entries after the rescan"; f4=1; }
+	"$read_bin" --peek "/dev/shm/$shm" >"$vm_tmp/late.events" 2>"$vm_tmp/late.err" ||
+		{ sed 's/^/# /' "$vm_tmp/late.err"; echo "not ok: late device: the segment does not read"; f4=1; }
+	n=$(grep -c 'sched_switch:' "$vm_tmp/late.events")
+	[ "$n" = "$entries" ] ||
+		{ echo "not ok: late device: $n sched_switch events read, the guest counted $entries"; f4=1; }
+	[ $f4 = 0 ] && echo "ok 4 a device that appears after insmod is bound and traced into: $n events (${secs4}s)"
+fi
+rm -f "/dev/shm/$shm"
+( vm_check_left "$shm" ) || f4=1
+[ $f4 = 0 ] || fails=1
 
 [ $fails = 0 ] || exit 1
 exit 0
