@@ -10,7 +10,11 @@
 # next_comm, next_pid, next_prio) must be one contiguous run of ftrace's
 # sequence of that CPU: same events, same order, no gap, nothing extra.
 # Only the few switches between the two on and the two off toggles may be
-# in ftrace's sequence alone.  Neither buffer may have lost events.
+# in ftrace's sequence alone, and they must be outside ivring's window:
+# ftrace runs on the "mono" trace clock, the one ivring stamps with, and
+# the guest reads that clock (ivring's "now ts") just after ivring's on
+# and just before its off; an ftrace-only event strictly between the two
+# readings is one that ivring missed.  Neither buffer may have lost events.
 # Exit: 0 pass, 1 fail, 4 skip (kselftest).
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -30,11 +34,13 @@ echo 0 > $t/tracing_on || exit 11
 echo 1 > $t/events/sched/sched_switch/enable || exit 12
 echo 0 > $f/tracing_on || exit 13
 echo 4096 > $f/buffer_size_kb || exit 14
+echo mono > $f/trace_clock || exit 20
 echo > $f/trace
 echo 1 > $f/events/sched/sched_switch/enable || exit 15
 # ftrace first, then ivring; off in the reverse order.
 echo 1 > $f/tracing_on || exit 16
 echo 1 > $t/tracing_on || exit 17
+echo "GUEST-TON $(sed -n 's/^now ts: *//p' $t/per_cpu/cpu0/stats)"
 for n in 1 2 3; do
 	sh -c 'i=0
 	       while [ $i -lt 3000 ]; do
@@ -43,6 +49,7 @@ for n in 1 2 3; do
 	       done' &
 done
 wait
+echo "GUEST-TOFF $(sed -n 's/^now ts: *//p' $t/per_cpu/cpu0/stats)"
 echo 0 > $t/tracing_on || exit 18
 echo 0 > $f/tracing_on || exit 19
 echo 0 > $f/events/sched/sched_switch/enable
@@ -57,7 +64,8 @@ for d in $f/per_cpu/cpu*; do
 		*sched_switch:*) ;;
 		*) echo "FTRACE-OTHER $c $line"; continue ;;
 		esac
-		echo "FTRACE-EV $c ${line#*sched_switch: }"
+		ts=${line%%: sched_switch:*}
+		echo "FTRACE-EV $c ${ts##* } ${line#*sched_switch: }"
 		n=$((n + 1))
 	done < $d/trace
 	echo "FTRACE-COUNT $c $n"
@@ -75,11 +83,17 @@ grep '^FTRACE-OTHER' "$vm_tmp/console" | head -5 | sed 's/^/# unexpected ftrace 
 grep -q '^FTRACE-OTHER' "$vm_tmp/console" && fails=1
 grep -q 'LOST' "$vm_tmp/events" && { echo "not ok: ivring-read reports lost events"; fails=1; }
 grep -q '^lost events: [1-9]' "$vm_tmp/stats" && { echo "not ok: ivring lost events"; fails=1; }
+ton=$(sed -n 's/^GUEST-TON \([0-9][0-9.]*\)$/\1/p' "$vm_tmp/console")
+toff=$(sed -n 's/^GUEST-TOFF \([0-9][0-9.]*\)$/\1/p' "$vm_tmp/console")
+if [ -z "$ton" ] || [ -z "$toff" ]; then
+	fail "no GUEST-TON/GUEST-TOFF clock readings in the console"
+fi
 ncpu=0
 # shellcheck disable=SC2013 # one CPU number a line
 for c in $(sed -n 's/^FTRACE-COUNT \([0-9]*\) .*/\1/p' "$vm_tmp/console"); do
 	ncpu=$((ncpu + 1))
-	sed -n "s/^FTRACE-EV $c //p" "$vm_tmp/console" >"$vm_tmp/ft.$c"
+	sed -n "s/^FTRACE-EV $c [0-9.]* //p" "$vm_tmp/console" >"$vm_tmp/ft.$c"
+	sed -n "s/^FTRACE-EV $c \([0-9.]*\) .*/\1/p" "$vm_tmp/console" >"$vm_tmp/ftts.$c"
 	want=$(sed -n "s/^FTRACE-COUNT $c //p" "$vm_tmp/console")
 	got=$(wc -l <"$vm_tmp/ft.$c")
 	if [ "$want" != "$got" ]; then
@@ -91,7 +105,8 @@ for c in $(sed -n 's/^FTRACE-COUNT \([0-9]*\) .*/\1/p' "$vm_tmp/console"); do
 	ci=$(printf '%03d' "$c")
 	grep "\[$ci\]" "$vm_tmp/events" | sed 's/^.*sched_switch: *//' >"$vm_tmp/iv.$c"
 	# ivring's run inside ftrace's: the offset where it starts, or fail.
-	awk -v c="$c" -v max_edge="$max_edge" -v ivf="$vm_tmp/iv.$c" '
+	awk -v c="$c" -v max_edge="$max_edge" -v ivf="$vm_tmp/iv.$c" \
+		-v tsf="$vm_tmp/ftts.$c" -v ton="$ton" -v toff="$toff" '
 	{ ft[++nft] = $0 }
 	END {
 		while ((getline l < ivf) > 0) iv[++niv] = l
@@ -120,6 +135,16 @@ for c in $(sed -n 's/^FTRACE-COUNT \([0-9]*\) .*/\1/p' "$vm_tmp/console"); do
 			printf "not ok: cpu%d: more than %d ftrace-only events at an edge\n", c, max_edge
 			exit 1
 		}
+		while ((getline l < tsf) > 0) ts[++nts] = l + 0
+		if (nts != nft) { printf "not ok: cpu%d: %d time stamps for %d events\n", c, nts, nft; exit 1 }
+		bad = 0
+		for (i = 1; i <= nft; i++)
+			if ((i < found || i >= found + niv) && ts[i] > ton && ts[i] < toff) {
+				printf "not ok: cpu%d: ftrace event %d at %.6f is inside ivring'"'"'s window %.6f..%.6f but not in ivring\n", c, i, ts[i], ton, toff
+				bad = 1
+			}
+		if (bad) exit 1
+		printf "# cpu%d: every ftrace event within ivring'"'"'s window %.6f..%.6f is in ivring; the shared ones are at %.6f..%.6f in ftrace\n", c, ton, toff, ts[found], ts[found + niv - 1]
 	}' "$vm_tmp/ft.$c" || fails=1
 done
 [ "$ncpu" = 2 ] || { echo "not ok: ftrace output for $ncpu CPUs, expected 2"; fails=1; }
