@@ -28,6 +28,21 @@ vm_require read
 
 fails=0
 
+# boot_case TAG WHAT [ivring-vm options]: boot a guest that runs
+# $vm_tmp/TAG.sh; its console, without CRs, goes to $vm_tmp/TAG.console.
+# Says why and returns 1 unless the guest passed and printed TAG-DONE (the
+# tag in capitals).  WHAT names the case in messages.
+boot_case() {
+	local tag=$1 what=$2 log=$vm_tmp/$1.log
+
+	shift 2
+	vm_run "$log" --script "$vm_tmp/$tag.sh" "$@"
+	( vm_check_rc "$log" ) || return 1
+	tr -d '\r' <"$log" >"$vm_tmp/$tag.console"
+	grep -q "^${tag^^}-DONE" "$vm_tmp/$tag.console" ||
+		{ echo "not ok: $what: the script did not finish"; return 1; }
+}
+
 # --- 1. no ivshmem device
 cat >"$vm_tmp/nodev.sh" <<'GUEST'
 t=/sys/kernel/ivring
@@ -52,13 +67,9 @@ rmmod ivring || { echo "NODEV: rmmod failed"; exit 18; }
 echo NODEV-DONE
 GUEST
 
-log=$vm_tmp/nodev.log
-vm_run "$log" --no-ivshmem --script "$vm_tmp/nodev.sh"
+boot_case nodev "no device" --no-ivshmem || fails=1
 secs1=$vm_secs
-( vm_check_rc "$log" ) || fails=1
-tr -d '\r' <"$log" >"$vm_tmp/nodev.console"
 if [ $fails = 0 ]; then
-	grep -q '^NODEV-DONE' "$vm_tmp/nodev.console" || { echo "not ok: no device: the script did not finish"; fails=1; }
 	grep -q '^NODEV-STATS-ERR .*No such device' "$vm_tmp/nodev.console" ||
 		{ echo "not ok: no device: stats did not fail with ENODEV"; fails=1; }
 	grep -q '^NODEV-RESET-ERR .*No such device' "$vm_tmp/nodev.console" ||
@@ -87,15 +98,11 @@ rmmod ivring || { echo "SMALL: rmmod failed"; exit 15; }
 echo SMALL-DONE
 GUEST
 
-log=$vm_tmp/small.log
-vm_run "$log" --shm "$shm" --shm-size 64K --script "$vm_tmp/small.sh"
-secs2=$vm_secs
 f2=0
-( vm_check_rc "$log" ) || f2=1
+boot_case small "small BAR2" --shm "$shm" --shm-size 64K || f2=1
+secs2=$vm_secs
 ( vm_check_left "$shm" ) || f2=1
-tr -d '\r' <"$log" >"$vm_tmp/small.console"
 if [ $f2 = 0 ]; then
-	grep -q '^SMALL-DONE' "$vm_tmp/small.console" || { echo "not ok: small BAR2: the script did not finish"; f2=1; }
 	grep -q '^SMALL-STATS-ERR .*No such device' "$vm_tmp/small.console" ||
 		{ echo "not ok: small BAR2: stats did not fail with ENODEV"; f2=1; }
 	if grep -q 'segment of [0-9]* bytes' "$vm_tmp/small.console"; then
@@ -142,17 +149,13 @@ rmmod ivring || { echo "TWO: rmmod failed"; exit 14; }
 echo TWO-DONE
 GUEST
 
-log=$vm_tmp/two.log
-vm_run "$log" --shm "$shm" --keep-shm --script "$vm_tmp/two.sh" \
+f3=0
+boot_case two "two devices" --shm "$shm" --keep-shm \
 	--qemu-arg -object \
 	--qemu-arg "memory-backend-file,id=ivshm2,share=on,mem-path=/dev/shm/$shm2,size=1M" \
-	--qemu-arg -device --qemu-arg "ivshmem-plain,memdev=ivshm2,master=on"
+	--qemu-arg -device --qemu-arg "ivshmem-plain,memdev=ivshm2,master=on" || f3=1
 secs3=$vm_secs
-f3=0
-( vm_check_rc "$log" ) || f3=1
-tr -d '\r' <"$log" >"$vm_tmp/two.console"
 if [ $f3 = 0 ]; then
-	grep -q '^TWO-DONE' "$vm_tmp/two.console" || { echo "not ok: two devices: the script did not finish"; f3=1; }
 	grep -q '^TWO-DMESG.*this device is left alone' "$vm_tmp/two.console" ||
 		{ echo "not ok: two devices: dmesg does not say one is left alone"; f3=1; }
 	grep '^TWO-DMESG' "$vm_tmp/two.console" | sed 's/^TWO-DMESG /# /'
@@ -191,14 +194,10 @@ rmmod ivring || { echo "LATE: rmmod failed"; exit 16; }
 echo LATE-DONE
 GUEST
 
-log=$vm_tmp/late.log
-vm_run "$log" --shm "$shm" --keep-shm --script "$vm_tmp/late.sh"
-secs4=$vm_secs
 f4=0
-( vm_check_rc "$log" ) || f4=1
-tr -d '\r' <"$log" >"$vm_tmp/late.console"
+boot_case late "late device" --shm "$shm" --keep-shm || f4=1
+secs4=$vm_secs
 if [ $f4 = 0 ]; then
-	grep -q '^LATE-DONE' "$vm_tmp/late.console" || { echo "not ok: late device: the script did not finish"; f4=1; }
 	grep -q '^LATE-STATS-ERR .*No such device' "$vm_tmp/late.console" ||
 		{ echo "not ok: late device: stats did not fail with ENODEV before it"; f4=1; }
 	entries=$(awk '/^LATE-STATS entries:/ { n += $3 } END { print n + 0 }' "$vm_tmp/late.console")
