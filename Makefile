@@ -40,6 +40,8 @@ DESTDIR		?=
 
 CC		?= gcc
 AR		?= ar
+LD		?= ld
+OBJCOPY		?= objcopy
 PKG_CONFIG	?= pkg-config
 INSTALL		?= install
 
@@ -208,7 +210,18 @@ $(SO_FILE): $(PIC_OBJS) lib/libivring.map
 	$(Q)ln -sf $(notdir $@) $(B)/lib/$(SO_NAME)
 	$(Q)ln -sf $(SO_NAME) $(B)/lib/libivring.so
 
-$(LIB_A): $(PIC_OBJS)
+# One relocatable object whose hidden symbols are made local: in a plain
+# archive the internal ivr_* functions would stay global, free to collide
+# with the application's own names in a static link.
+LIB_RELOC	:= $(B)/lib/libivring-reloc.o
+
+$(LIB_RELOC): $(PIC_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(LD) -r -o $@.tmp $^
+	$(Q)$(OBJCOPY) --localize-hidden $@.tmp $@
+	$(Q)rm -f $@.tmp
+
+$(LIB_A): $(LIB_RELOC)
 
 # The .pc file names the install directories: remade when they change.
 PC_VARS		:= $(prefix):$(exec_prefix):$(libdir):$(includedir):$(VERSION)
@@ -322,7 +335,7 @@ install: all
 	$(INSTALL) -D -m 644 $(PC_FILE) $(DESTDIR)$(libdir)/pkgconfig/ivring.pc
 	$(INSTALL) -D -m 644 lib/libivring.h $(DESTDIR)$(includedir)/libivring.h
 	$(INSTALL) -D -m 644 include/uapi/linux/ivring.h \
-		$(DESTDIR)$(includedir)/linux/ivring.h
+		$(DESTDIR)$(includedir)/ivring/linux/ivring.h
 	$(foreach t,$(TOOLS),$(INSTALL) -D -m 755 $(t) $(DESTDIR)$(bindir)/$(notdir $(t));)
 
 uninstall:
@@ -331,7 +344,7 @@ uninstall:
 		$(DESTDIR)$(libdir)/libivring.a \
 		$(DESTDIR)$(libdir)/pkgconfig/ivring.pc \
 		$(DESTDIR)$(includedir)/libivring.h \
-		$(DESTDIR)$(includedir)/linux/ivring.h \
+		$(DESTDIR)$(includedir)/ivring/linux/ivring.h \
 		$(addprefix $(DESTDIR)$(bindir)/,$(TOOL_PROGS))
 
 clean:

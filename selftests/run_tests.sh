@@ -173,30 +173,45 @@ run() {
 	report "$variant/$name" "$status" "$log"
 }
 
-# libivring.so exports exactly what libivring.h declares IVRING_API.
+# libivring.so and libivring.a export exactly what libivring.h declares
+# IVRING_API: the archive's internal ivr_* names must not be there for a
+# static link to collide with.
 check_exports() {
 	local name=lib/exports log=$logs/lib/exports.log
-	local so=$build/lib/libivring.so want got
+	local so=$build/lib/libivring.so ar=$build/lib/libivring.a want got
+	local bad=
 
 	mkdir -p "$logs/lib"
-	if [ ! -e "$so" ]; then
-		echo "$so: not built" >"$log"
+	: >"$log"
+	if [ ! -e "$so" ] || [ ! -e "$ar" ]; then
+		echo "$so or $ar: not built" >"$log"
 		report "$name" "not built" "$log"
 		return
 	fi
 	want=$(sed -n '/^IVRING_API/,/(/p' "$here/../lib/libivring.h" |
 	       tr '\n' ' ' | sed 's/IVRING_API/\n/g' |
 	       sed -n 's/^[^(]*[ *]\(ivring__[A-Za-z0-9_]*\) *(.*/\1/p' | sort)
-	got=$(nm -D --defined-only "$build/lib/libivring.so" |
-	      awk '$2 ~ /^[TtWiDdBbRr]$/ { sub(/@.*/, "", $3); print $3 }' | sort)
-	if [ "$want" = "$got" ]; then
-		printf '%s\n' "$got" >"$log"
+	for lib in so a; do
+		if [ $lib = so ]; then
+			got=$(nm -D --defined-only "$so")
+		else
+			got=$(nm -g --defined-only "$ar" 2>/dev/null)
+		fi
+		got=$(printf '%s\n' "$got" |
+		      awk '$2 ~ /^[TtWiDdBbRrV]$/ { sub(/@.*/, "", $3); print $3 }' |
+		      sort)
+		if [ "$want" != "$got" ]; then
+			diff -u <(printf '%s\n' "$want") <(printf '%s\n' "$got") \
+				--label 'IVRING_API in libivring.h' \
+				--label "exported by libivring.$lib" >>"$log"
+			bad+=" libivring.$lib"
+		fi
+	done
+	if [ -z "$bad" ]; then
+		printf '%s\n' "$want" >"$log"
 		report "$name" pass "$log"
 	else
-		diff -u <(printf '%s\n' "$want") <(printf '%s\n' "$got") \
-			--label 'IVRING_API in libivring.h' \
-			--label 'exported by libivring.so' >"$log"
-		report "$name" "exports differ from libivring.h" "$log"
+		report "$name" "exports differ from libivring.h:$bad" "$log"
 	fi
 }
 
