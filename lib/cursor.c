@@ -82,6 +82,20 @@ void ivr_cpu_store_pos(struct ivring *r, u32 cpu)
 	STORE_REL(&ivr_host_cpu(r, cpu)->consumer_pos, IVRING_POS(c->seq, c->off));
 }
 
+/*
+ * Cursors for the generation in r->hdr.  Writes nothing to the segment:
+ * ivr_claim() does, once the caller cannot fail any more.
+ */
+/*
+ * Everything returned on @cpu so far is consumed, unless the caller
+ * consumes only at ivring__commit().
+ */
+void ivr_cpu_consumed(struct ivring *r, u32 cpu)
+{
+	if (!r->explicit_commit)
+		ivr_cpu_store_pos(r, cpu);
+}
+
 int ivr_attach(struct ivring *r)
 {
 	struct ivring_host *host = ivr_host(r);
@@ -90,9 +104,12 @@ int ivr_attach(struct ivring *r)
 	int ret;
 
 	r->cpus = calloc(r->hdr.nr_cpus, sizeof(*r->cpus));
-	if (!r->cpus)
+	r->heap = calloc(r->hdr.nr_cpus, sizeof(*r->heap));
+	if (!r->cpus || !r->heap)
 		return ivr_err(r, -ENOMEM, "out of memory for %u CPUs", r->hdr.nr_cpus);
 	r->ncpus = r->hdr.nr_cpus;
+	r->heap_len = 0;
+	r->heap_valid = false;
 
 	/* A consumer of this generation left positions: continue from them. */
 	resume = !r->peek && LOAD(&host->generation) == r->hdr.generation;
@@ -104,6 +121,7 @@ int ivr_attach(struct ivring *r)
 		u32 off = IVRING_POS_OFF(pos);
 
 		c->selected = true;
+		c->heap_idx = -1;
 		/*
 		 * A consumer owes an account of every event since the one it
 		 * resumes at, or since ticket 0 when it starts with the
@@ -122,23 +140,32 @@ int ivr_attach(struct ivring *r)
 			c->seq = oldest_seq(r, cs);
 		}
 	}
-	if (!r->peek) {
-		for (cpu = 0; cpu < r->ncpus; cpu++)
-			ivr_cpu_store_pos(r, cpu);
-		/*
-		 * Positions first, then the generation that makes the guest
-		 * believe them; paired with its READ_ONCE of the generation
-		 * before the acquire of consumer_pos.
-		 */
-		STORE_REL(&host->generation, r->hdr.generation);
-		STORE_REL(&host->reader_pid, (u32)getpid());
-		STORE_REL(&host->heartbeat, mono_ns());
-	}
 
 	ret = ivr_formats_load(r);
 	if (ret)
 		return ret;
+	r->attached = true;
 	return 0;
+}
+
+/* Tell the guest that a consumer of this generation reads from here. */
+void ivr_claim(struct ivring *r)
+{
+	struct ivring_host *host = ivr_host(r);
+	u32 cpu;
+
+	if (r->peek)
+		return;
+	for (cpu = 0; cpu < r->ncpus; cpu++)
+		ivr_cpu_store_pos(r, cpu);
+	/*
+	 * Positions first, then the generation that makes the guest believe
+	 * them; paired with its READ_ONCE of the generation before the
+	 * acquire of consumer_pos.
+	 */
+	STORE_REL(&host->generation, r->hdr.generation);
+	STORE_REL(&host->reader_pid, (u32)getpid());
+	STORE_REL(&host->heartbeat, mono_ns());
 }
 
 void ivr_detach(struct ivring *r)
@@ -149,9 +176,14 @@ void ivr_detach(struct ivring *r)
 	for (cpu = 0; r->cpus && cpu < r->ncpus; cpu++)
 		free(r->cpus[cpu].page);
 	free(r->cpus);
+	free(r->heap);
 	r->cpus = NULL;
+	r->heap = NULL;
+	r->heap_len = 0;
+	r->heap_valid = false;
 	r->ncpus = 0;
 	r->last_cpu = -1;
+	r->attached = false;
 }
 
 void ivr_heartbeat(struct ivring *r)
@@ -427,7 +459,7 @@ int ivr_cpu_peek(struct ivring *r, u32 cpu)
 			continue;
 		}
 		page_gone(c, false);
-		ivr_cpu_store_pos(r, cpu);
+		ivr_cpu_consumed(r, cpu);
 	}
 	return 0;
 }
@@ -442,4 +474,107 @@ void ivr_cpu_take(struct ivring *r, u32 cpu)
 	c->read++;
 	c->pending_lost = 0;
 	c->have_ev = false;
+}
+
+/* ivr_cpu_take_page()'s result, as the kernel's ring_buffer_read_page(). */
+static void fill_page(struct ivring *r, struct ivr_cpu *c, u32 start, u32 end,
+		      u64 ts0, struct ivring_page *pg)
+{
+	struct ivring_subbuf_hdr *h = (void *)r->page_out;
+	u8 *rec = r->page_out + HDR_SIZE;
+	u32 len = end - start;
+	u64 commit = len;
+
+	memcpy(rec, c->page + HDR_SIZE + start, len);
+	memset(rec + len, 0, r->rec_area - len);
+	if (pg->lost) {
+		commit |= IVRING_COMMIT_MISSED_EVENTS;
+		if (r->rec_area - len >= sizeof(pg->lost)) {
+			memcpy(rec + len, &pg->lost, sizeof(pg->lost));
+			commit |= IVRING_COMMIT_MISSED_STORED;
+		}
+	}
+	h->time_stamp = ts0;
+	h->commit = commit;
+	pg->len = len;
+	pg->size = r->hdr.subbuf_size;
+	pg->data = r->page_out;
+}
+
+/*
+ * The records of @cpu's sub-buffer from the cursor on, as one page, for
+ * ivring__read_page().  A sub-buffer the writer may still append to is
+ * taken only with @partial, or once the writer has @stopped.  Returns 1 with
+ * @pg filled (but its sz), 0 when nothing is ready.
+ */
+int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
+		      struct ivring_page *pg)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+	u32 budget = 2 * r->hdr.nr_subbufs + 4;
+
+	if (!r->page_out) {
+		r->page_out = malloc(r->hdr.subbuf_size);
+		if (!r->page_out)
+			return ivr_err(r, -ENOMEM, "out of memory for a page");
+	}
+	/* A peeked event's record is still at c->off: it goes with the page. */
+	c->have_ev = false;
+	while (budget) {
+		u32 start, end;
+		u64 ts0;
+		int ret = 0;
+
+		if (!c->page_loaded && !load_page(r, cpu, &budget))
+			return 0;
+		/* What the writer appended since we copied comes too. */
+		if (!c->page_final && !load_page(r, cpu, &budget))
+			return 0;
+		if (!c->page_loaded)
+			continue;	/* reused under us: on to a later one */
+		if (!c->page_final && !partial && !stopped)
+			return 0;
+
+		start = end = c->off;
+		ts0 = c->ts;
+		pg->events = 0;
+		while (!c->page_bad && (ret = parse(r, cpu)) > 0) {
+			if (!pg->events)
+				pg->first_ts = c->ev.ts;
+			pg->last_ts = c->ev.ts;
+			pg->events++;
+			c->off = end = c->ev_end;
+			c->ts = c->ev.ts;
+		}
+		c->have_ev = false;
+		if (!c->page_bad && ret < 0) {
+			/* Damage: the records before it are good, the rest goes. */
+			c->bad_pages++;
+			c->page_bad = true;
+		}
+		if (pg->events) {
+			pg->seq = c->seq;
+			pg->first_ticket = c->ticket;
+			pg->lost = c->pending_lost;
+			pg->whole = !start && c->page_final && !c->page_bad &&
+				    c->off == c->page_len;
+			/*
+			 * Up to the last event: the padding after it is left
+			 * out, which leaves room for the count of the events
+			 * lost before the page.
+			 */
+			fill_page(r, c, start, end, ts0, pg);
+			c->ticket += pg->events;
+			c->read += pg->events;
+			c->pending_lost = 0;
+			if (c->page_final && (c->page_bad || c->off == c->page_len))
+				page_gone(c, false);
+			return 1;
+		}
+		if (!c->page_final)
+			return 0;
+		page_gone(c, false);
+		ivr_cpu_consumed(r, cpu);
+	}
+	return 0;
 }

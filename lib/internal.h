@@ -4,6 +4,8 @@
 #ifndef IVRING_LIB_INTERNAL_H
 #define IVRING_LIB_INTERNAL_H
 
+#include <limits.h>
+#include <setjmp.h>
 #include <stdint.h>
 #include <linux/ivring.h>
 
@@ -48,6 +50,7 @@ struct ivr_cpu {
 	bool page_bad;		/* a corrupt record: skip the rest of the page */
 	bool page_final;	/* seq < commit_seq when copied: will not grow */
 	bool have_ev;		/* ev holds the next event, not yet returned */
+	int heap_idx;		/* place in ivring.heap, or -1 */
 	struct ivring_event ev;
 	u32 ev_end;		/* off after ev, to consume it */
 	u64 pending_lost;	/* lost events to attach to the next event */
@@ -62,13 +65,29 @@ struct ivring {
 	u8 *map;		/* the whole segment */
 	size_t map_len;
 	bool peek;
-	char path[256];
+	bool explicit_commit;	/* IVRING_OPEN_EXPLICIT_COMMIT */
+	bool attached;		/* cursors and formats are of hdr.generation */
+	int gone;		/* -errno once the mapping faulted: dead */
+	char *path;
 	struct ivring_header hdr;	/* validated copy of the live header */
 	u32 rec_area;			/* subbuf_size - sizeof(ivring_subbuf_hdr) */
 	struct ivr_cpu *cpus;		/* ncpus entries */
 	u32 ncpus;
 	int last_cpu;			/* cpu of the last event ivring__next returned */
 	u32 idle_polls;
+	/*
+	 * ivring__next's merge: a min-heap, by the time of their next event,
+	 * of the selected CPUs that have one.  The others are looked at again
+	 * only when the heap runs dry or every IVR_RESCAN_EVERY events, so an
+	 * idle CPU costs nothing per event.
+	 */
+	u32 *heap;
+	u32 heap_len;
+	bool heap_valid;		/* false: rebuild from every selected CPU */
+	bool root_taken;		/* heap[0]'s event was returned */
+	u32 since_scan;			/* events since the idle CPUs were looked at */
+	u64 backoff_ns;			/* ivring__poll's current sleep */
+	u8 *page_out;			/* ivring__read_page's result */
 	struct tep_handle *tep;		/* formats of this generation */
 	u32 nr_formats;			/* events in tep (formats.c) */
 	u32 bad_formats;		/* format records skipped as invalid */
@@ -76,12 +95,37 @@ struct ivring {
 	u32 nr_comms;			/* pids whose comm render.c learned */
 	u8 *scratch;			/* payload copy + IVR_PAGE_SLACK zeros */
 	size_t scratch_len;
-	char err[512];
+	/* Messages name the path, which may be as long as PATH_MAX. */
+	char err[PATH_MAX + 512];
+	char gone_msg[PATH_MAX + 512];	/* why gone, repeated by every later call */
 };
 
 /* Record a failure on @r and return @ret (a negative errno). */
 int ivr_err(struct ivring *r, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * SIGBUS from a segment file that shrank under the mapping (guard.c): every
+ * public call that touches the mapping runs through ivr_guarded().
+ */
+struct ivr_guard {
+	sigjmp_buf env;
+	struct ivring *r;
+	struct ivr_guard *prev;
+};
+
+void ivr_guard_install(void);
+void ivr_guard_push(struct ivr_guard *g, struct ivring *r);
+void ivr_guard_pop(struct ivr_guard *g);
+int ivr_guard_fault(struct ivr_guard *g);
+int ivr_guarded(struct ivring *r, int (*fn)(struct ivring *r, void *arg),
+		void *arg);
+
+/*
+ * A caller's struct of @sz bytes where we know @known: the bytes we do not
+ * know must be zero, or the caller asks for something we cannot do.
+ */
+bool ivr_struct_tail_zero(const void *p, size_t sz, size_t known);
 
 /* Header and attachment (open.c, cursor.c). */
 int ivr_check_header(struct ivring *r, const struct ivring_header *h);
@@ -92,7 +136,14 @@ void ivr_detach(struct ivring *r);
 /* One CPU's cursor (cursor.c): 1 = r->cpus[cpu].ev ready, 0 = none yet. */
 int ivr_cpu_peek(struct ivring *r, u32 cpu);
 void ivr_cpu_take(struct ivring *r, u32 cpu);
+int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
+		      struct ivring_page *pg);
 void ivr_cpu_store_pos(struct ivring *r, u32 cpu);
+void ivr_cpu_consumed(struct ivring *r, u32 cpu);
+void ivr_claim(struct ivring *r);
+int ivr_begin_call(struct ivring *r);
+int ivr_begin_cpu_call(struct ivring *r, u32 cpu);
+u32 ivr_live_state(struct ivring *r);
 void ivr_heartbeat(struct ivring *r);
 
 /* Parse hostile format texts in a child first (format_vet.c). */

@@ -9,6 +9,14 @@
  * failure (ivring__errmsg()); ivring__open() writes its message into the
  * caller's buffer.  There is no global state.  A handle is not thread-safe:
  * use one per thread.
+ *
+ * The segment is a file that another process may truncate under the
+ * mapping.  So that this costs one handle and not the process, the first
+ * ivring__open() installs a SIGBUS handler: a fault inside one of
+ * libivring's calls on a handle's mapping makes that call, and every later
+ * one on the handle, return -EFBIG; any other SIGBUS goes to the handler
+ * that was installed before, or kills the process as by default.  An
+ * application that installs its own SIGBUS handler later takes this over.
  */
 #ifndef LIBIVRING_H
 #define LIBIVRING_H
@@ -39,6 +47,14 @@ enum {
 	IVRING_OPEN_PEEK = 1U << 0,
 	/* Map the file read-only (and open it O_RDONLY). */
 	IVRING_OPEN_RDONLY = 1U << 1,
+	/*
+	 * Consume only at ivring__commit(): a reader that writes what it
+	 * reads somewhere commits after that write is done (flushed, synced),
+	 * so that however it dies, nothing it consumed was left unwritten.
+	 * Events returned after the last commit are delivered again to the
+	 * next reader; ivring__close() does not commit them.
+	 */
+	IVRING_OPEN_EXPLICIT_COMMIT = 1U << 2,
 };
 
 struct ivring_open_opts {
@@ -51,10 +67,15 @@ struct ivring_open_opts {
 /*
  * Open a segment.  @path is a file (/dev/shm/vm0) or a bare shm name (vm0,
  * looked up in /dev/shm).  The whole segment is validated as hostile input.
+ * A consuming handle (neither PEEK nor RDONLY) takes an exclusive lock on
+ * the file: one consumer per segment.  It writes to the segment only once
+ * the open has succeeded.
  * Errors: -ENOENT, -EACCES, -ENOTTY (not an ivring segment), -EPROTONOSUPPORT
  * (ABI major not supported), -EFBIG (truncated: the header says more bytes
- * than the file has), -EINVAL (inconsistent layout), -EAGAIN (the guest is
- * formatting it right now: try again), -ENOMEM.
+ * than the file has), -EINVAL (inconsistent layout, or options this library
+ * does not know), -EAGAIN (the guest is formatting it right now: try again),
+ * -EBUSY (another process consumes it), -ENOMEM.  The reason goes into
+ * opts->errbuf whatever failed.
  */
 IVRING_API int ivring__open(const char *path, const struct ivring_open_opts *opts,
 			    struct ivring **out);
@@ -92,10 +113,16 @@ struct ivring_event {
  * *ev filled, 0 when no event is available now, or a negative errno:
  * -ESTALE once when the guest formatted a new generation (the handle has
  * already moved to it, call again), -EPIPE when the writer has stopped and
- * everything it published has been read.
+ * everything it published has been read, -EFBIG when the file shrank under
+ * the mapping (the handle is dead), or the error of a failed move to a new
+ * generation (returned again by every call until a move succeeds).
  * In consume mode the previous event returned is marked consumed in the
  * segment when this is called, so at most the event in hand is delivered
- * twice if the reader dies.
+ * twice if the reader dies; with IVRING_OPEN_EXPLICIT_COMMIT, only
+ * ivring__commit() consumes.
+ * A CPU that had no event is looked at again when no selected CPU has
+ * one, and at least every 64 events: live, its events may come that much
+ * later than the time order of a stopped segment would put them.
  */
 IVRING_API int ivring__next(struct ivring *r, struct ivring_event *ev);
 /* As ivring__next() for one CPU only. */
@@ -105,6 +132,69 @@ IVRING_API int ivring__next_cpu(struct ivring *r, unsigned int cpu,
 IVRING_API int ivring__select_cpu(struct ivring *r, unsigned int cpu, bool on);
 /* Store the consumer positions now (done by close and by next). */
 IVRING_API int ivring__flush(struct ivring *r);
+/*
+ * Consume every event returned so far, by ivring__next(), ivring__next_cpu()
+ * or ivring__read_page(): the guest may reuse their space, and a reader that
+ * opens the segment next starts after them.  The only way to consume with
+ * IVRING_OPEN_EXPLICIT_COMMIT; a no-op for a snapshot (peek) handle.
+ */
+IVRING_API int ivring__commit(struct ivring *r);
+/*
+ * Wait up to @timeout_ms (-1: no limit, 0: do not wait) until an event is
+ * ready on a selected CPU, polling with a back-off from 50 us to 10 ms: a
+ * vCPU may be descheduled in the middle of a write, so the guest's
+ * positions are never spun on.  Returns 1 when an event is ready, 0 on
+ * timeout, -EINTR when a signal interrupted the wait, or the errors of
+ * ivring__next() (-ESTALE, -EPIPE, -EFBIG, ...).
+ */
+IVRING_API int ivring__poll(struct ivring *r, int timeout_ms);
+
+/*
+ * Whole pages for a recorder, which copies and decodes nothing: the records
+ * of one sub-buffer, verified (a torn or overwritten copy is never
+ * returned) and in ftrace's page format, ready to be written to a trace.dat
+ * flyrecord section as they are.
+ */
+enum {
+	/*
+	 * Also return the sub-buffer that the writer is still filling, up to
+	 * what it has published; its later records come in a later page.
+	 * Without it, that sub-buffer is returned only once it is complete,
+	 * or once the writer has stopped.
+	 */
+	IVRING_PAGE_PARTIAL = 1U << 0,
+};
+
+struct ivring_page {
+	size_t sz;		/* sizeof(struct ivring_page) */
+	uint64_t seq;		/* the sub-buffer's sequence number on its CPU */
+	uint64_t first_ticket;	/* ticket of the page's first event */
+	uint64_t lost;		/* events lost on this CPU just before it */
+	uint64_t first_ts;	/* guest clock, ns: the first event */
+	uint64_t last_ts;	/* the last event */
+	uint32_t events;	/* events in the page */
+	uint32_t len;		/* bytes of records after the page header */
+	uint32_t size;		/* bytes at data: the segment's subbuf_size */
+	bool whole;		/* the sub-buffer's records from its start to its end */
+	/*
+	 * A struct ivring_subbuf_hdr, then len bytes of records, then zeros.
+	 * The header's time_stamp is the time the first record is relative
+	 * to; commit is len, with IVRING_COMMIT_MISSED_EVENTS when events
+	 * were lost just before, and then, if there was room, the count in
+	 * the 8 bytes after the records and IVRING_COMMIT_MISSED_STORED, as
+	 * the kernel's ring_buffer_read_page() marks them.  Valid until the
+	 * next call on r.
+	 */
+	const void *data;
+};
+
+/*
+ * The next page of @cpu.  Returns 1 with *pg filled, 0 when none is ready,
+ * or the errors of ivring__next().  Its events count as returned: in
+ * consume mode they are consumed as ivring__next()'s are.
+ */
+IVRING_API int ivring__read_page(struct ivring *r, unsigned int cpu,
+				 struct ivring_page *pg, unsigned int flags);
 
 struct ivring_cpu_stats {
 	size_t sz;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -182,11 +183,15 @@ static int map_file(struct ivring *r, const char *path, bool rdonly)
 {
 	struct stat st;
 	int prot = PROT_READ;
+	int ret;
 
-	if (!strchr(path, '/'))
-		snprintf(r->path, sizeof(r->path), SHM_DIR "%s", path);
-	else
-		snprintf(r->path, sizeof(r->path), "%s", path);
+	ret = strchr(path, '/') ? asprintf(&r->path, "%s", path) :
+				  asprintf(&r->path, SHM_DIR "%s", path);
+	if (ret < 0) {
+		r->path = NULL;
+		return ivr_err(r, -ENOMEM, "out of memory for the path %.64s...",
+			       path);
+	}
 
 	r->fd = open(r->path, (rdonly ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 	if (r->fd < 0 && !rdonly && (errno == EACCES || errno == EROFS)) {
@@ -217,41 +222,115 @@ static int map_file(struct ivring *r, const char *path, bool rdonly)
 	return 0;
 }
 
+/*
+ * One consumer per segment: two would each move the consumer positions the
+ * guest obeys, and each would see only part of the events.  The lock is on
+ * the open file, so it goes with the process, however the process ends.
+ */
+static int lock_consumer(struct ivring *r)
+{
+	u32 pid;
+
+	if (r->peek || !flock(r->fd, LOCK_EX | LOCK_NB))
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return ivr_err(r, -errno, "%s: cannot lock the segment: %s",
+			       r->path, strerror(errno));
+	/* For the message only: the guest could have written any number. */
+	pid = __atomic_load_n(&ivr_host(r)->reader_pid, __ATOMIC_RELAXED);
+	return ivr_err(r, -EBUSY,
+		       "%s: another reader (pid %u) is consuming this segment; read beside it with --peek (IVRING_OPEN_PEEK), or stop it first",
+		       r->path, pid);
+}
+
+static int open_mapped(struct ivring *r, void *arg)
+{
+	int ret;
+
+	ret = ivr_load_header(r);
+	if (!ret)
+		ret = lock_consumer(r);
+	if (!ret)
+		ret = ivr_attach(r);
+	/* Write to the segment only once nothing can fail any more. */
+	if (!ret)
+		ivr_claim(r);
+	return ret;
+}
+
+bool ivr_struct_tail_zero(const void *p, size_t sz, size_t known)
+{
+	const u8 *b = p;
+
+	for (; sz > known; known++)
+		if (b[known])
+			return false;
+	return true;
+}
+
+/* An open that fails says why in the caller's errbuf, whatever failed. */
+static int open_failed(const struct ivring_open_opts *opts, struct ivring *r,
+		       int ret, const char *why)
+{
+	size_t need = offsetof(struct ivring_open_opts, errbuf_len) +
+		      sizeof(opts->errbuf_len);
+
+	if (opts && opts->sz >= need && opts->errbuf && opts->errbuf_len)
+		snprintf(opts->errbuf, opts->errbuf_len, "%s",
+			 r && r->err[0] ? r->err : why);
+	ivring__close(r);
+	return ret;
+}
+
 int ivring__open(const char *path, const struct ivring_open_opts *opts,
 		 struct ivring **out)
 {
+	const unsigned int known = IVRING_OPEN_PEEK | IVRING_OPEN_RDONLY |
+				   IVRING_OPEN_EXPLICIT_COMMIT;
 	unsigned int flags = 0;
 	struct ivring *r;
 	int ret;
 
+	if (!out)
+		return -EINVAL;
 	*out = NULL;
+	if (opts && (opts->sz < sizeof(opts->sz) ||
+		     !ivr_struct_tail_zero(opts, opts->sz, sizeof(*opts))))
+		return open_failed(opts, NULL, -EINVAL,
+				   "ivring_open_opts: sz is too small, or fields this library does not know are set; is the header newer than the library?");
 	if (opts && opts->sz >= offsetof(struct ivring_open_opts, flags) +
 				sizeof(opts->flags))
 		flags = opts->flags;
-	if (flags & ~(IVRING_OPEN_PEEK | IVRING_OPEN_RDONLY))
-		return -EINVAL;
+	if (flags & ~known)
+		return open_failed(opts, NULL, -EINVAL,
+				   "ivring_open_opts: unknown flags set; is the header newer than the library?");
+	if (!path || !path[0])
+		return open_failed(opts, NULL, -EINVAL, "no segment path given");
 
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		return -ENOMEM;
+		return open_failed(opts, NULL, -ENOMEM, "out of memory");
 	r->fd = -1;
 	r->last_cpu = -1;
 	r->peek = flags & (IVRING_OPEN_PEEK | IVRING_OPEN_RDONLY);
+	r->explicit_commit = flags & IVRING_OPEN_EXPLICIT_COMMIT;
 
+	ivr_guard_install();
 	ret = map_file(r, path, flags & IVRING_OPEN_RDONLY);
 	if (!ret)
-		ret = ivr_load_header(r);
-	if (!ret)
-		ret = ivr_attach(r);
-	if (ret) {
-		if (opts && opts->errbuf && opts->errbuf_len &&
-		    opts->sz >= offsetof(struct ivring_open_opts, errbuf_len) +
-				sizeof(opts->errbuf_len))
-			snprintf(opts->errbuf, opts->errbuf_len, "%s", r->err);
-		ivring__close(r);
-		return ret;
-	}
+		ret = ivr_guarded(r, open_mapped, NULL);
+	if (ret)
+		return open_failed(opts, r, ret, strerror(-ret));
+	r->err[0] = '\0';
 	*out = r;
+	return 0;
+}
+
+static int close_mapped(struct ivring *r, void *arg)
+{
+	if (!r->explicit_commit)
+		ivring__flush(r);
+	ivr_heartbeat(r);
 	return 0;
 }
 
@@ -259,30 +338,32 @@ void ivring__close(struct ivring *r)
 {
 	if (!r)
 		return;
-	if (r->cpus)
-		ivring__flush(r);
+	/* A handle whose mapping faulted writes nothing more to it. */
+	if (r->cpus && r->map && !r->gone)
+		ivr_guarded(r, close_mapped, NULL);
 	ivr_detach(r);
 	if (r->map)
 		munmap(r->map, r->map_len);
 	if (r->fd >= 0)
 		close(r->fd);
+	free(r->heap);
+	free(r->page_out);
 	free(r->scratch);
+	free(r->path);
 	free(r);
 }
 
-int ivring__info(struct ivring *r, struct ivring_info *info)
+static int info_mapped(struct ivring *r, void *arg)
 {
 	const struct ivring_header *h = &r->hdr;
-	struct ivring_info i = { .sz = sizeof(i) };
+	struct ivring_info *info = arg;
+	struct ivring_info i = { .sz = info->sz };
 
-	if (!info || info->sz < offsetof(struct ivring_info, peek) + sizeof(bool))
-		return -EINVAL;
 	i.abi_major = h->abi_major;
 	i.abi_minor = h->abi_minor;
 	i.generation = h->generation;
 	i.segment_size = h->segment_size;
-	i.state = __atomic_load_n(&((struct ivring_header *)r->map)->state,
-				  __ATOMIC_RELAXED);
+	i.state = ivr_live_state(r);
 	i.mode = h->mode;
 	i.nr_cpus = h->nr_cpus;
 	i.subbuf_size = h->subbuf_size;
@@ -291,6 +372,14 @@ int ivring__info(struct ivring *r, struct ivring_info *info)
 	memcpy(i.clock_name, h->clock_name, sizeof(h->clock_name));
 	i.clock_name[sizeof(h->clock_name)] = '\0';
 	i.peek = r->peek;
-	memcpy(info, &i, sizeof(i));
+	/* A caller built against an older, shorter struct gets its part. */
+	memcpy(info, &i, info->sz < sizeof(i) ? info->sz : sizeof(i));
 	return 0;
+}
+
+int ivring__info(struct ivring *r, struct ivring_info *info)
+{
+	if (!r || !info || info->sz < sizeof(info->sz))
+		return -EINVAL;
+	return ivr_guarded(r, info_mapped, info);
 }

@@ -1342,8 +1342,13 @@ TEST_F_TIMEOUT(hostile, live_stepped, 900)
 		} else if (a < 94) {
 			struct ivring_cpu_stats cs = { .sz = sizeof(cs) };
 
-			for (k = 0; k < NR_CPUS; k++)
-				ASSERT_EQ(0, ivring__cpu_stats(r, k, &cs));
+			/* A handle whose move to a damaged header failed says so. */
+			for (k = 0; k < NR_CPUS; k++) {
+				int ret = ivring__cpu_stats(r, k, &cs);
+
+				ASSERT_TRUE(!ret || errno_known(ret))
+					TH_LOG("stats: %d; %s", ret, hs_ctx);
+			}
 			k = ivring__flush(r);
 			ASSERT_TRUE(!k || errno_known(k)) TH_LOG("%s", hs_ctx);
 		} else {

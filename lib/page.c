@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * Whole pages for a recorder: ivring__read_page().  A recorder copies pages
+ * into a trace.dat or CTF file and decodes nothing, so it gets each CPU's
+ * sub-buffers as the writer laid them out, verified against tearing by the
+ * same sequence checks as events (cursor.c), with the loss that tickets
+ * prove marked in the page header as the kernel marks it.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct read_page_args {
+	unsigned int cpu;
+	unsigned int flags;
+	struct ivring_page *pg;
+};
+
+static int read_page_mapped(struct ivring *r, void *arg)
+{
+	struct read_page_args *a = arg;
+	struct ivring_page pg = { 0 };
+	u32 state;
+	int ret;
+
+	ret = ivr_begin_cpu_call(r, a->cpu);
+	if (ret)
+		return ret > 0 ? 0 : ret;
+	state = ivr_live_state(r);
+	ret = ivr_cpu_take_page(r, a->cpu, a->flags & IVRING_PAGE_PARTIAL,
+				state == IVRING_STATE_STOPPED, &pg);
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return state == IVRING_STATE_STOPPED ? -EPIPE : 0;
+	/* Consumed, in consume mode, when the caller comes back. */
+	r->last_cpu = a->cpu;
+	pg.sz = a->pg->sz;
+	memcpy(a->pg, &pg, a->pg->sz < sizeof(pg) ? a->pg->sz : sizeof(pg));
+	return 1;
+}
+
+int ivring__read_page(struct ivring *r, unsigned int cpu,
+		      struct ivring_page *pg, unsigned int flags)
+{
+	struct read_page_args a = { cpu, flags, pg };
+
+	if (!r || !pg || pg->sz < sizeof(pg->sz))
+		return -EINVAL;
+	if (flags & ~IVRING_PAGE_PARTIAL)
+		return ivr_err(r, -EINVAL, "ivring__read_page: unknown flags %#x",
+			       flags & ~IVRING_PAGE_PARTIAL);
+	return ivr_guarded(r, read_page_mapped, &a);
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The segment file shrinks under a reader: the calls on that handle fail
+ * with -EFBIG and a message that names the file, the process lives, other
+ * handles read on, and a SIGBUS that is not libivring's still reaches the
+ * handler the application installed before.
+ */
+#include <signal.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "seg_util.h"
+
+static volatile sig_atomic_t app_sigbus;
+
+static void app_handler(int sig)
+{
+	app_sigbus++;
+}
+
+FIXTURE(truncate)
+{
+	struct seg s, t;
+};
+
+FIXTURE_SETUP(truncate)
+{
+	u64 i;
+
+	ASSERT_EQ(0, seg_create(&self->s, 1 << 20, 2, 1024, 0,
+				IVRING_MODE_DISCARD, NULL));
+	ASSERT_EQ(0, seg_create(&self->t, 1 << 20, 2, 1024, 0,
+				IVRING_MODE_DISCARD, NULL));
+	for (i = 0; i < 3000; i++) {
+		ASSERT_EQ(0, seg_write_seq(&self->s, i % 2, i, 0));
+		ASSERT_EQ(0, seg_write_seq(&self->t, i % 2, i, 0));
+	}
+}
+
+FIXTURE_TEARDOWN(truncate)
+{
+	seg_destroy(&self->s);
+	seg_destroy(&self->t);
+}
+
+static void truncated_handle_fails(struct __test_metadata *_metadata,
+				   struct ivring *r)
+{
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	struct ivring_event ev;
+	int i, ret;
+
+	/* Events already copied out of the segment may still come. */
+	for (i = 0; i < 1000 && (ret = ivring__next(r, &ev)) == 1; i++)
+		;
+	ASSERT_EQ(-EFBIG, ret);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(-EFBIG, ivring__next(r, &ev));
+		ASSERT_NE(NULL, strstr(ivring__errmsg(r), "shrank to 8192 bytes"))
+			TH_LOG("%s", ivring__errmsg(r));
+	}
+	ASSERT_EQ(-EFBIG, ivring__poll(r, 10));
+	ASSERT_EQ(-EFBIG, ivring__read_page(r, 0, &pg, 0));
+	ASSERT_EQ(-EFBIG, ivring__commit(r));
+}
+
+TEST_F(truncate, under_a_reader)
+{
+	struct sigaction sa = { .sa_handler = app_handler }, old;
+	struct ivring_event ev;
+	struct ivring *r, *r2;
+	int i, ret;
+
+	/* The application had a handler of its own before libivring's. */
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGBUS, &sa, &old));
+
+	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_EXPLICIT_COMMIT, &r));
+	ASSERT_EQ(0, seg_open(&self->t, 0, &r2));
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(1, ivring__next(r, &ev));
+
+	/* Everything past the header page and the CPU area goes. */
+	ASSERT_EQ(0, ftruncate(self->s.fd, 8192));
+	truncated_handle_fails(_metadata, r);
+	ASSERT_EQ(0, app_sigbus);
+
+	/* The other segment reads on, to its end. */
+	for (i = 0; (ret = ivring__next(r2, &ev)) == 1; i++)
+		;
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(3000, i);
+
+	/* A SIGBUS of someone else's is passed on. */
+	raise(SIGBUS);
+	ASSERT_EQ(1, app_sigbus);
+
+	ivring__close(r);
+	ivring__close(r2);
+	sigaction(SIGBUS, &old, NULL);
+}
+
+/* The same, for a file that shrinks while no call is running. */
+TEST_F(truncate, between_calls_peek)
+{
+	struct ivring_event ev;
+	struct ivring *r;
+
+	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_PEEK, &r));
+	ASSERT_EQ(1, ivring__next(r, &ev));
+	ASSERT_EQ(0, ftruncate(self->s.fd, 8192));
+	truncated_handle_fails(_metadata, r);
+	ivring__close(r);
+}
+
+TEST_HARNESS_MAIN
