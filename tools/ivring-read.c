@@ -28,9 +28,15 @@
 #define EXIT_USAGE	2
 #define EXIT_SEGMENT	3
 
-/* Idle back-off of --follow: a vCPU may sit mid-write, so never spin. */
-#define BACKOFF_MIN_NS	50000ULL
+/* Retry interval of an open that waits for the guest. */
 #define BACKOFF_MAX_NS	10000000ULL
+/* How long one wait for events lasts before the stop flag is looked at. */
+#define POLL_MS		200
+/*
+ * Events printed between two commits.  Every commit follows a flush, so
+ * whatever stops the reader, nothing it consumed is left unwritten.
+ */
+#define COMMIT_EVERY	1024
 /* How long open waits for a guest that is formatting the segment. */
 #define OPEN_RETRY_NS	2000000000ULL
 
@@ -54,6 +60,7 @@ struct read_counts {
 	uint64_t printed;
 	uint64_t lost;
 	uint64_t bytes;		/* payload bytes of the events returned */
+	uint64_t committed;	/* events whose output was flushed and consumed */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -86,6 +93,11 @@ static void usage(FILE *f)
 "\n"
 "A line \"CPU:N [LOST K EVENTS]\" precedes the first event read after K\n"
 "events of CPU N were lost.  At the end, a summary goes to stderr.\n"
+"Events are consumed only once their lines are written out, so a reader\n"
+"that is stopped or killed loses none: the next one prints from there.\n"
+"One consuming reader per segment; a second one fails (use --peek).\n"
+"A first Ctrl-C ends the reader cleanly; a second one, while output is\n"
+"stalled, kills it.\n"
 "\n"
 "Exit status:\n"
 "  0  success\n"
@@ -223,7 +235,7 @@ static void sleep_ns(uint64_t ns)
 	nanosleep(&ts, NULL);	/* a signal cuts it short: we check the flag */
 }
 
-static int open_exit_code(int err)
+static int exit_code(int err)
 {
 	switch (err) {
 	case -ENOTTY:
@@ -241,7 +253,7 @@ static int open_segment(const struct read_opts *o, struct ivring **r)
 	char err[512] = "";
 	struct ivring_open_opts oo = {
 		.sz = sizeof(oo),
-		.flags = o->peek ? IVRING_OPEN_PEEK : 0,
+		.flags = o->peek ? IVRING_OPEN_PEEK : IVRING_OPEN_EXPLICIT_COMMIT,
 		.errbuf = err,
 		.errbuf_len = sizeof(err),
 	};
@@ -277,7 +289,7 @@ static int open_segment(const struct read_opts *o, struct ivring **r)
 	}
 	if (ret) {
 		tool_warn("%s", err[0] ? err : strerror(-ret));
-		return open_exit_code(ret);
+		return exit_code(ret);
 	}
 	return 0;
 }
@@ -408,15 +420,44 @@ static int print_event(struct ivring *r, const struct ivring_event *ev,
 	return 0;
 }
 
+/*
+ * Write out what was printed, then consume it: never the other way round.
+ * Returns 0; -1 when the output was closed (| head), which ends the
+ * reader without an error; or EXIT_RUNTIME when the output failed.  After
+ * a failure nothing more is consumed: the next reader prints those events.
+ */
+static int flush_and_commit(struct ivring *r, FILE *out, const char *name,
+			    struct read_counts *n)
+{
+	int ret;
+
+	if (fflush(out) || ferror(out)) {
+		/* A reader that went away is not an error of ours. */
+		if (errno == EPIPE)
+			return -1;
+		tool_warn("%s: write error: %s", name, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	ret = ivring__commit(r);
+	if (ret) {
+		tool_warn("%s", ivring__errmsg(r));
+		return exit_code(ret);
+	}
+	n->committed = n->events;
+	return 0;
+}
+
 static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 		     uint8_t *want, struct read_counts *n)
 {
+	const char *name = o->output ? o->output : "stdout";
 	struct ivring_info info = { .sz = sizeof(info) };
-	uint64_t backoff = BACKOFF_MIN_NS, gen;
 	size_t line_len = 4096;
 	char *line = malloc(line_len);
 	bool told_stopped = false;
 	struct ivring_event ev;
+	unsigned int batch = 0;
+	uint64_t gen;
 	int ret, err = 0;
 
 	if (!line) {
@@ -428,20 +469,39 @@ static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 	while (!stop_requested) {
 		ret = ivring__next(r, &ev);
 		if (ret > 0) {
-			backoff = BACKOFF_MIN_NS;
 			told_stopped = false;
 			err = print_event(r, &ev, want, out, &line, &line_len, n);
+			if (!err && ++batch == COMMIT_EVERY) {
+				batch = 0;
+				err = flush_and_commit(r, out, name, n);
+			}
 			if (err)
 				break;
-			if (ferror(out))
-				break;
 			continue;
+		}
+		/* Idle, a new generation or an end: what was printed goes out. */
+		batch = 0;
+		err = flush_and_commit(r, out, name, n);
+		if (err)
+			break;
+		if (ret == 0 || ret == -EPIPE) {
+			if (!o->follow)
+				break;
+			if (ret == -EPIPE && !told_stopped)
+				tool_warn("the guest's writer stopped; waiting for a new generation (Ctrl-C to quit)");
+			told_stopped = ret == -EPIPE;
+			ret = ivring__poll(r, POLL_MS);
+			if (ret == -EPIPE)
+				sleep_ns(BACKOFF_MAX_NS);
+			if (ret >= 0 || ret == -EINTR || ret == -EPIPE)
+				continue;
 		}
 		if (ret == -ESTALE) {
 			ivring__info(r, &info);
 			tool_warn("segment re-formatted (generation %" PRIu64 " -> %" PRIu64 "), following the new generation",
 			     gen, info.generation);
 			gen = info.generation;
+			told_stopped = false;
 			if (select_cpus(r, o)) {
 				err = EXIT_USAGE;
 				break;
@@ -450,33 +510,28 @@ static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 				build_filter(r, o, want, false);
 			continue;
 		}
-		if (ret < 0 && ret != -EPIPE) {
-			tool_warn("%s", ivring__errmsg(r));
-			err = ret == -EINVAL || ret == -ENOTTY ||
-			      ret == -EPROTONOSUPPORT || ret == -EFBIG ?
-			      EXIT_SEGMENT : EXIT_RUNTIME;
-			break;
-		}
-		/* 0 (nothing yet) or -EPIPE (the writer stopped, all read). */
-		if (!o->follow)
-			break;
-		if (ret == -EPIPE && !told_stopped) {
-			tool_warn("the guest's writer stopped; waiting for a new generation (Ctrl-C to quit)");
-			told_stopped = true;
-		}
-		fflush(out);
-		sleep_ns(backoff);
-		backoff = backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : backoff * 2;
+		tool_warn("%s", ivring__errmsg(r));
+		err = exit_code(ret);
+		break;
 	}
+	if (!err)
+		err = flush_and_commit(r, out, name, n);
 	free(line);
-	return err;
+	return err < 0 ? 0 : err;
 }
 
 int main(int argc, char **argv)
 {
 	struct read_opts o = { 0 };
 	struct read_counts n = { 0 };
-	struct sigaction sa = { .sa_handler = on_signal };
+	/*
+	 * SA_RESTART: a write into a slow pipe is not cut short, so no line
+	 * is half-written and then counted.  SA_RESETHAND: when that write
+	 * blocks for good, a second Ctrl-C kills us; the events since the
+	 * last commit stay in the segment for the next reader.
+	 */
+	struct sigaction sa = { .sa_handler = on_signal,
+				.sa_flags = SA_RESTART | SA_RESETHAND };
 	uint8_t *want = NULL;
 	struct ivring *r = NULL;
 	FILE *out = stdout;
@@ -517,14 +572,6 @@ int main(int argc, char **argv)
 	}
 
 	err = read_loop(r, &o, out, want, &n);
-	if (fflush(out) || ferror(out)) {
-		/* A reader that went away (| head) is not an error of ours. */
-		if (errno != EPIPE) {
-			tool_warn("%s: write error: %s", o.output ? o.output : "stdout",
-			     strerror(errno));
-			err = err ?: EXIT_RUNTIME;
-		}
-	}
 	if (o.stats)
 		print_stats(r, &o);
 	fprintf(stderr, PROG ": %" PRIu64 " events read", n.events);
@@ -532,6 +579,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, " (%" PRIu64 " printed)", n.printed);
 	fprintf(stderr, ", %" PRIu64 " lost, %" PRIu64 " bytes\n", n.lost,
 		n.bytes);
+	if (!o.peek && n.events > n.committed)
+		fprintf(stderr, PROG ": the last %" PRIu64 " events were not consumed: the next reader gets them again\n",
+			n.events - n.committed);
 out:
 	if (out != stdout && fclose(out) && !err) {
 		tool_warn("%s: %s", o.output, strerror(errno));
