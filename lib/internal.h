@@ -98,6 +98,10 @@ struct ivring {
 	/* Messages name the path, which may be as long as PATH_MAX. */
 	char err[PATH_MAX + 512];
 	char gone_msg[PATH_MAX + 512];	/* why gone, repeated by every later call */
+	/* A move to a new generation that failed, and why. */
+	int attach_err;
+	struct ivring_header failed_hdr;
+	char attach_msg[PATH_MAX + 512];
 };
 
 /* Record a failure on @r and return @ret (a negative errno). */

@@ -5,6 +5,7 @@
  * generation changes, consumer positions and per-CPU statistics.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -48,13 +49,20 @@ static int check_generation(struct ivring *r)
 	ret = ivr_load_header(r);
 	if (ret == -EAGAIN || ret == -ENOTTY)
 		return 1;	/* mid-format: the magic comes back last */
+	/* The header that failed us last time, unchanged: the same answer. */
+	if (!ret && r->attach_err && !memcmp(&r->hdr, &r->failed_hdr, sizeof(r->hdr)))
+		return ivr_err(r, r->attach_err, "%s", r->attach_msg);
 	ivr_detach(r);
 	if (!ret)
 		ret = ivr_attach(r);
 	if (ret) {
 		ivr_detach(r);
+		r->attach_err = ret;
+		r->failed_hdr = r->hdr;
+		snprintf(r->attach_msg, sizeof(r->attach_msg), "%s", r->err);
 		return ret;
 	}
+	r->attach_err = 0;
 	ivr_claim(r);
 	return -ESTALE;
 }
