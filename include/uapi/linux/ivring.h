@@ -64,6 +64,7 @@
 #define IVRING_NR_SUBBUFS_MIN	2
 #define IVRING_NR_CPUS_MAX	8192
 #define IVRING_FORMAT_TEXT_MAX	16384	/* one event's format text */
+#define IVRING_FORMAT_AREA_MAX	(4U << 20)	/* format_size */
 
 /**
  * struct ivring_header - first bytes of the segment, written by the guest
@@ -86,7 +87,8 @@
  * @cpu_offset:	offset of struct ivring_cpu[nr_cpus].
  * @desc_offset: offset of struct ivring_desc[nr_cpus * nr_subbufs].
  * @format_offset: offset of struct ivring_format_area.
- * @format_size: bytes reserved for the format area.
+ * @format_size: bytes reserved for the format area, at most
+ *		IVRING_FORMAT_AREA_MAX.
  * @host_offset: offset of struct ivring_host, followed by
  *		struct ivring_host_cpu[nr_cpus]; the only host-written area.
  * @host_size:	bytes reserved for the host area.
