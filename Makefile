@@ -83,7 +83,8 @@ lib_INC		:= -Iinclude/uapi -Ilib $(TEP_CFLAGS) -fvisibility=hidden
 kmod_INC	:= -Iinclude/uapi -Ikmod
 tools_INC	:= -Iinclude/uapi -Ilib -Ikmod -Itools $(TEP_CFLAGS)
 selftests_INC	:= -Iinclude/uapi -Ilib -Ikmod -Itools -Iselftests \
-		   -isystem $(KSFT_DIR) $(TEP_CFLAGS)
+		   -isystem $(KSFT_DIR) $(TEP_CFLAGS) \
+		   -DIVRING_SELFTESTS_DATA=\"$(CURDIR)/selftests/data\"
 
 VARIANTS	:= plain asan tsan
 plain_CFLAGS	:= $(CFLAGS)

@@ -20,10 +20,6 @@
 
 #include "internal.h"
 
-/* Every field of an event ends within this many payload bytes. */
-#define IVR_FIELD_END_MAX	65536
-/* Deeper nesting of ( [ { than any kernel format has; bounds recursion. */
-#define IVR_NEST_MAX		32
 /* Arguments that print more than this per conversion are not trusted. */
 #define IVR_WIDTH_MAX		999
 #define IVR_UNBOUNDED		(~0ULL)
@@ -148,22 +144,6 @@ static u64 sat_mul(u64 a, u64 b)
 	return a && b > IVR_UNBOUNDED / a ? IVR_UNBOUNDED : a * b;
 }
 
-/* A C integer suffix: at most one u and two l, either case ("UL", "LL"). */
-static bool int_suffix(const char *s)
-{
-	int u = 0, l = 0;
-
-	for (; *s; s++) {
-		if (*s == 'u' || *s == 'U')
-			u++;
-		else if (*s == 'l' || *s == 'L')
-			l++;
-		else
-			return false;
-	}
-	return u <= 1 && l <= 2;
-}
-
 /*
  * The value of a number atom, as libtraceevent takes it: strtoull() of the
  * atom, which stops at a suffix the kernel's formats write ("1000L" in
@@ -171,13 +151,8 @@ static bool int_suffix(const char *s)
  */
 static bool atom_value(const struct tep_print_arg *a, u64 *val)
 {
-	char *end;
-
-	if (a->type != TEP_PRINT_ATOM || !a->atom.atom)
-		return false;
-	errno = 0;
-	*val = strtoull(a->atom.atom, &end, 0);
-	return !errno && end != a->atom.atom && int_suffix(end);
+	return a->type == TEP_PRINT_ATOM && a->atom.atom &&
+	       ivr_int_literal(a->atom.atom, val);
 }
 
 static struct tep_format_field *arg_field(struct tep_event *ev,

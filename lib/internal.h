@@ -23,6 +23,16 @@ typedef uint64_t u64;
  */
 #define IVR_PAGE_SLACK		(128 * 1024 + 64)
 
+/* Every field of an event ends within this many payload bytes. */
+#define IVR_FIELD_END_MAX	65536
+/*
+ * Nesting of brackets and operators, counted as libtraceevent recurses on
+ * them (format_grammar.c), twice what the deepest native format needs
+ * (16: kmalloc's gfp_flags table, sched_switch's prev_state): bounds the
+ * recursion of libtraceevent's parser and printer, and of ours.
+ */
+#define IVR_NEST_MAX		32
+
 /*
  * Orders earlier loads before later ones (the kernel's smp_rmb()).  x86 does
  * not reorder loads with loads, so only the compiler needs telling.
@@ -103,6 +113,11 @@ struct ivr_vet_item {
 };
 int ivr_vet_formats(const u8 *area, u32 area_len,
 		    const struct ivr_vet_item *items, u32 n, u8 *ok);
+
+/* The strict grammar a text must match before any parse (format_grammar.c). */
+int ivr_format_grammar(const char *text, u32 len, u16 id, char *why,
+		       size_t why_len);
+bool ivr_int_literal(const char *s, u64 *val);
 
 /* Format area -> r->tep (formats.c).  Hostile input: bounded, copied first. */
 int ivr_formats_load(struct ivring *r);
