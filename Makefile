@@ -28,7 +28,7 @@
 # tools and tests: plain, asan (ASan + UBSan) and tsan.  The installable
 # library and tools in build/lib and build/tools use the plain flags.
 
-VERSION		:= 1.0.0
+VERSION		:= 1.1.0
 SOVERSION	:= 1
 
 prefix		?= /usr/local

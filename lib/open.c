@@ -257,6 +257,8 @@ int ivring__open(const char *path, const struct ivring_open_opts *opts,
 		ivring__close(r);
 		return ret;
 	}
+	/* Only a failure leaves a message. */
+	r->err[0] = '\0';
 	*out = r;
 	return 0;
 }

@@ -162,6 +162,31 @@ static __attribute__((unused)) int fu_render_all(struct ivring *r, char *out)
 	return ret < 0 && ret != -EPIPE ? ret : n;
 }
 
+/*
+ * Open @s as a snapshot, parse, render every event into @out, and fill @st
+ * (its first_reason copied, so that it outlives the handle).  Returns the
+ * number of events, or -errno.
+ */
+static __attribute__((unused)) int
+fu_read(struct seg *s, char *out, struct ivring_format_stats *st)
+{
+	static char why[256];
+	struct ivring *r;
+	int ret = seg_open(s, IVRING_OPEN_PEEK, &r);
+
+	if (ret)
+		return ret;
+	ret = ivring__tep(r) ? fu_render_all(r, out) : -ENOMEM;
+	if (st) {
+		st->sz = sizeof(*st);
+		ivring__format_stats(r, st);
+		snprintf(why, sizeof(why), "%s", st->first_reason ?: "");
+		st->first_reason = why;
+	}
+	ivring__close(r);
+	return ret;
+}
+
 /* The file as read, NUL-terminated, at most @max - 1 bytes. */
 static __attribute__((unused)) void fu_slurp(int fd, char *buf, size_t max)
 {

@@ -65,6 +65,7 @@
 #define IVRING_NR_CPUS_MAX	8192
 #define IVRING_FORMAT_TEXT_MAX	16384	/* one event's format text */
 #define IVRING_FORMAT_AREA_MAX	(4U << 20)	/* format_size */
+#define IVRING_FORMATS_MAX	65536	/* format records read: one per u16 id */
 
 /**
  * struct ivring_header - first bytes of the segment, written by the guest
@@ -228,7 +229,9 @@ struct ivring_subbuf_hdr {
  * Format area: a struct ivring_format_area, then nr_events records, each a
  * struct ivring_format, the system name and the event's ftrace "format"
  * text (name:, ID:, format:, print fmt:), padded to 8 bytes.  The writer
- * appends records, then stores used and nr_events with release.
+ * appends records, then stores used and nr_events with release.  A reader
+ * takes the first IVRING_FORMATS_MAX records, and of several records with
+ * one id the first.
  */
 struct ivring_format_area {
 	__u32 nr_events;
