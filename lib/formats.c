@@ -386,7 +386,13 @@ static int parse_pass(struct ivr_formats *fs, const u32 *order,
 		f->flags = IVRING_FORMAT_PARSED;
 		if (!args_safe(ev, ev->print_fmt.args, 0) ||
 		    !format_safe(ev->print_fmt.format)) {
-			ev->flags |= TEP_EVENT_FL_PRINTRAW;
+			/*
+			 * PRINTRAW alone is not raw: 1.7 prints a field that
+			 * a conversion takes through that conversion, with
+			 * its width and its "*" length evaluated.  FAILED
+			 * makes print_field() skip the print fmt for good.
+			 */
+			ev->flags |= TEP_EVENT_FL_PRINTRAW | TEP_EVENT_FL_FAILED;
 			f->flags |= IVRING_FORMAT_RAW;
 		}
 	}

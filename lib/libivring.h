@@ -160,7 +160,11 @@ IVRING_API int ivring__match_events(struct ivring *r, const char *pattern,
 enum {
 	/* libtraceevent parsed it: events of this id decode */
 	IVRING_FORMAT_PARSED = 1U << 0,
-	/* ...printed raw (field=value): its print fmt is not provably safe */
+	/*
+	 * ...printed raw (field=value): its print fmt is not provably safe.
+	 * Its tep_event carries TEP_EVENT_FL_PRINTRAW and TEP_EVENT_FL_FAILED,
+	 * which makes libtraceevent print its fields alone.
+	 */
 	IVRING_FORMAT_RAW = 1U << 1,
 	/* libtraceevent, or the checks after it, refused it: unknown type */
 	IVRING_FORMAT_REFUSED = 1U << 2,

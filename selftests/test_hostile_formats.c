@@ -308,6 +308,28 @@ TEST(division_by_zero)
 	EXPECT_TRUE(line_has("h21:", "k=2")) TH_LOG("output:\n%s", out);
 }
 
+/*
+ * An event printed raw prints its fields alone: libtraceevent 1.7 would
+ * still print a field through the print fmt's conversion that takes it,
+ * with its width (a gigabyte of spaces) and its "*" length (evaluated:
+ * here a division by b, which is 0).
+ */
+TEST(raw_means_fields_only)
+{
+	struct ivring_format_stats st;
+	u16 ids[] = { 20, 21, 22 };
+
+	ASSERT_EQ(5, read_prints(_metadata, (const char *[]){
+		"\"a=%1049854303u\", REC->a",
+		"\"a=%*u\", REC->a / REC->b, REC->a",
+		"\"a=%*u\", 1000000000, REC->a",
+	}, ids, 3, &st));
+	EXPECT_EQ(3, st.raw);
+	EXPECT_TRUE(line_has("h20:", "a=10 b=0")) TH_LOG("%.2000s", out);
+	EXPECT_TRUE(line_has("h21:", "a=10 b=0")) TH_LOG("%.2000s", out);
+	EXPECT_TRUE(line_has("h22:", "a=10 b=0")) TH_LOG("%.2000s", out);
+}
+
 struct bad_fields {
 	const char *fields;
 	const char *why;
