@@ -24,6 +24,14 @@
 #include "internal.h"
 
 #define SYS_LEN_MAX	64
+/*
+ * What libtraceevent allocates grows with the tokens of the texts it
+ * parses, up to some 250 bytes per print argument: a 4 MiB area of dense
+ * print fmts would cost 100 MB.  A generation's listed texts may have 100
+ * times the tokens of the 68 native formats (5068 in all), which keeps a
+ * reader's formats under some 40 MB (selftests/test_format_memory.c).
+ */
+#define TOKENS_MAX	(512 * 1024)
 
 /**
  * ivr_formats_skip() - count @n records as skipped
@@ -92,7 +100,7 @@ static int take(struct ivr_formats *fs, const u8 *rec,
 	struct ivr_format f = { .id = h->id, .len = h->text_len };
 	char why[sizeof(fs->why)];
 	char *sys, *text;
-	u32 i;
+	u32 i, tokens;
 
 	if (!h->sys_len || h->sys_len > SYS_LEN_MAX) {
 		ivr_formats_skip(fs, 1, h->id, "has a system name of %u bytes, not 1 to %d",
@@ -129,7 +137,8 @@ static int take(struct ivr_formats *fs, const u8 *rec,
 		ivr_formats_skip(fs, 1, h->id, "claims the ftrace system");
 		return 0;
 	}
-	switch (ivr_format_grammar(text, h->text_len, h->id, why, sizeof(why))) {
+	switch (ivr_format_grammar(text, h->text_len, h->id, why, sizeof(why),
+				   &tokens)) {
 	case 0:
 		break;
 	case -EINVAL:
@@ -138,6 +147,12 @@ static int take(struct ivr_formats *fs, const u8 *rec,
 	default:
 		return -ENOMEM;
 	}
+	if (tokens > TOKENS_MAX - fs->tokens) {
+		ivr_formats_skip(fs, 1, h->id, "would take the texts past %d tokens, more than a reader parses",
+				 TOKENS_MAX);
+		return 0;
+	}
+	fs->tokens += tokens;
 	fs->str_len = f.text + h->text_len + 1;
 	return list_add(fs, &f);
 }

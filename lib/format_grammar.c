@@ -63,6 +63,7 @@ struct gr {
 	u32 pos;		/* next byte to read */
 	u32 end;		/* print fmt: the newline that ends it */
 	struct tok tk;		/* print fmt: the current token */
+	u32 tokens;		/* what libtraceevent will allocate for */
 	int depth;
 	struct field fields[GR_FIELDS_MAX];
 	u32 nr_fields;
@@ -333,6 +334,8 @@ static bool field_line(struct gr *g, bool common)
 	    !lit(g, ";\tsize:") || !decimal(g, UINT32_MAX, &size) ||
 	    !lit(g, ";\tsigned:") || !decimal(g, 1, &sign) || !lit(g, ";\n"))
 		goto bad;
+	/* libtraceevent keeps a field as about as much as four tokens. */
+	g->tokens += 4;
 	return declare(g, d, e, off, size, common);
 bad:
 	if (g->t[start] == '\t')
@@ -413,6 +416,7 @@ static void next(struct gr *g)
 	}
 	g->tk.len = q - p;
 	g->pos = q;
+	g->tokens++;
 }
 
 static bool is(const struct gr *g, const char *s)
@@ -1002,11 +1006,13 @@ static bool head(struct gr *g, u16 id)
  * @id:		the id its record claims, which its "ID:" line must repeat
  * @why:	receives the reason when it does not, as "has ..." or "names ..."
  * @why_len:	bytes of @why
+ * @tokens:	receives what libtraceevent will allocate for @text, in
+ *		tokens of its print fmt (a field counts four), or NULL
  *
  * Return: 0 when libtraceevent may parse @text, or -EINVAL.
  */
 int ivr_format_grammar(const char *text, u32 len, u16 id, char *why,
-		       size_t why_len)
+		       size_t why_len, u32 *tokens)
 {
 	struct gr *g = calloc(1, sizeof(*g));
 	int ret = -EINVAL;
@@ -1039,6 +1045,8 @@ int ivr_format_grammar(const char *text, u32 len, u16 id, char *why,
 			goto out;
 	if (print_fmt(g))
 		ret = 0;
+	if (tokens)
+		*tokens = g->tokens;
 out:
 	free(g);
 	return ret;

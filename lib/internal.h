@@ -85,6 +85,7 @@ struct ivr_formats {
 	u32 str_len;
 	u32 str_cap;
 	u32 records;		/* nr_events, as the guest published it */
+	u32 tokens;		/* of the listed texts (format_grammar.c) */
 	u32 skipped;		/* not listed, or refused when parsed */
 	u32 raw;		/* parsed, print fmt not provably safe */
 	bool parsed;		/* r->tep holds the listed texts (formats.c) */
@@ -136,7 +137,7 @@ void ivr_formats_skip(struct ivr_formats *fs, u32 n, int id,
 
 /* The strict grammar a text must match before any parse (format_grammar.c). */
 int ivr_format_grammar(const char *text, u32 len, u16 id, char *why,
-		       size_t why_len);
+		       size_t why_len, u32 *tokens);
 bool ivr_int_literal(const char *s, u64 *val);
 
 /* r->fmts -> r->tep, at the first call that decodes (formats.c). */

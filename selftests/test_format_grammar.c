@@ -11,7 +11,7 @@
 
 /* lib/internal.h's; its types clash with the writer's that fmt_util.h has. */
 int ivr_format_grammar(const char *text, uint32_t len, uint16_t id, char *why,
-		       size_t why_len);
+		       size_t why_len, uint32_t *tokens);
 
 /* The grammar's verdict on a test text with print fmt @print: "" is yes. */
 static const char *verdict(const char *print)
@@ -19,7 +19,7 @@ static const char *verdict(const char *print)
 	static char why[256];
 	char *t = fu_ab_text(10, print);
 
-	if (!ivr_format_grammar(t, strlen(t), 10, why, sizeof(why)))
+	if (!ivr_format_grammar(t, strlen(t), 10, why, sizeof(why), NULL))
 		why[0] = '\0';
 	free(t);
 	return why;
@@ -37,7 +37,7 @@ TEST(native_formats)
 		char why[256];
 
 		EXPECT_EQ(0, ivr_format_grammar(v[i].text, v[i].len, v[i].id,
-						why, sizeof(why)))
+						why, sizeof(why), NULL))
 			TH_LOG("%s id %u: %s", v[i].sys, v[i].id, why);
 	}
 	fu_natives_free(v, n);
@@ -52,7 +52,7 @@ TEST(synth_formats)
 		char why[256];
 
 		EXPECT_EQ(0, ivr_format_grammar(d->format, strlen(d->format),
-						d->id, why, sizeof(why)))
+						d->id, why, sizeof(why), NULL))
 			TH_LOG("synth:%s: %s", d->name, why);
 	}
 }
@@ -182,7 +182,7 @@ TEST(subscripts)
 	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
 		char why[256], *t = fu_text("sub", 10, fields, r[i].print);
 
-		if (!ivr_format_grammar(t, strlen(t), 10, why, sizeof(why)))
+		if (!ivr_format_grammar(t, strlen(t), 10, why, sizeof(why), NULL))
 			why[0] = '\0';
 		if (r[i].why[0]) {
 			EXPECT_NE(NULL, strstr(why, r[i].why))
@@ -222,7 +222,7 @@ TEST(refused_layout)
 		char why[256];
 
 		EXPECT_EQ(-EINVAL, ivr_format_grammar(r[i].text, strlen(r[i].text),
-						      10, why, sizeof(why)));
+						      10, why, sizeof(why), NULL));
 		EXPECT_NE(NULL, strstr(why, r[i].why))
 			TH_LOG("%s: \"%s\", expected \"%s\"", r[i].text, why, r[i].why);
 	}
