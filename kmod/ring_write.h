@@ -34,8 +34,7 @@ struct ivring_params {
 	u32 nr_cpus;
 	u32 subbuf_size;
 	u32 nr_subbufs;		/* 0: as many as fit in segment_size */
-	u32 format_size;	/* 0: IVRING_FORMAT_SIZE_DEFAULT; at most
-				 * IVRING_FORMAT_AREA_MAX */
+	u32 format_size;	/* 0: IVRING_FORMAT_SIZE_DEFAULT; max IVRING_FORMAT_AREA_MAX */
 	u32 mode;		/* IVRING_MODE_* */
 	u32 clock_id;		/* IVRING_CLOCK_* */
 	const char *clock_name;

@@ -195,8 +195,10 @@ struct ivring_format_stats {
 	uint32_t raw;		/* parsed, printed raw */
 	bool parsed;		/* the listed texts are parsed: skipped and raw are final */
 	int32_t first_id;	/* id of the first record skipped, -1: none or unknown */
-	/* why it was skipped ("names a field it does not declare (REC->x)"),
-	 * NULL when none was; valid until close or a generation change */
+	/*
+	 * Why it was skipped ("names a field it does not declare (REC->x)"),
+	 * NULL when none was; valid until close or a generation change.
+	 */
 	const char *first_reason;
 };
 /* Counts of this generation's format records.  Fills at most @st->sz bytes. */
