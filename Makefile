@@ -28,7 +28,7 @@
 # tools and tests: plain, asan (ASan + UBSan) and tsan.  The installable
 # library and tools in build/lib and build/tools use the plain flags.
 
-VERSION		:= 1.0.0
+VERSION		:= 1.1.0
 SOVERSION	:= 1
 
 prefix		?= /usr/local
@@ -85,7 +85,8 @@ lib_INC		:= -Iinclude/uapi -Ilib $(TEP_CFLAGS) -fvisibility=hidden
 kmod_INC	:= -Iinclude/uapi -Ikmod
 tools_INC	:= -Iinclude/uapi -Ilib -Ikmod -Itools $(TEP_CFLAGS)
 selftests_INC	:= -Iinclude/uapi -Ilib -Ikmod -Itools -Iselftests \
-		   -isystem $(KSFT_DIR) $(TEP_CFLAGS)
+		   -isystem $(KSFT_DIR) $(TEP_CFLAGS) \
+		   -DIVRING_SELFTESTS_DATA=\"$(CURDIR)/selftests/data\"
 
 VARIANTS	:= plain asan tsan
 plain_CFLAGS	:= $(CFLAGS)

@@ -56,6 +56,7 @@ int ivring_layout(const struct ivring_params *p, struct ivring_header *h,
 	    p->subbuf_size > IVRING_SUBBUF_MAX ||
 	    (p->subbuf_size & (p->subbuf_size - 1)) ||
 	    (n && n < IVRING_NR_SUBBUFS_MIN) ||
+	    p->format_size > IVRING_FORMAT_AREA_MAX ||
 	    (p->mode != IVRING_MODE_DISCARD && p->mode != IVRING_MODE_OVERWRITE))
 		return -EINVAL;
 

@@ -25,6 +25,8 @@
 
 #define IVRING_NEST_MAX		8	/* task, softirq, irq, NMI, with room */
 #define IVRING_FORMAT_SIZE_DEFAULT	(256 * 1024)
+_Static_assert(IVRING_FORMAT_SIZE_DEFAULT <= IVRING_FORMAT_AREA_MAX,
+	       "a reader refuses a larger format area");
 
 /* What the caller asks of the layout; ivring_layout() fills in the rest. */
 struct ivring_params {
@@ -32,7 +34,7 @@ struct ivring_params {
 	u32 nr_cpus;
 	u32 subbuf_size;
 	u32 nr_subbufs;		/* 0: as many as fit in segment_size */
-	u32 format_size;	/* 0: IVRING_FORMAT_SIZE_DEFAULT */
+	u32 format_size;	/* 0: IVRING_FORMAT_SIZE_DEFAULT; max IVRING_FORMAT_AREA_MAX */
 	u32 mode;		/* IVRING_MODE_* */
 	u32 clock_id;		/* IVRING_CLOCK_* */
 	const char *clock_name;

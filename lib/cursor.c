@@ -141,7 +141,8 @@ int ivr_attach(struct ivring *r)
 		}
 	}
 
-	ret = ivr_formats_load(r);
+	/* Copied and checked now; libtraceevent parses them when needed. */
+	ret = ivr_formats_frame(r);
 	if (ret)
 		return ret;
 	r->attached = true;
@@ -172,7 +173,7 @@ void ivr_detach(struct ivring *r)
 {
 	u32 cpu;
 
-	ivr_formats_free(r);
+	ivr_formats_unframe(r);
 	for (cpu = 0; r->cpus && cpu < r->ncpus; cpu++)
 		free(r->cpus[cpu].page);
 	free(r->cpus);

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
- * The segment's format area -> a libtraceevent handle.  The guest wrote the
- * area, so it is hostile (DESIGN.md, invariant 4): it is copied to private
- * memory before anything in it is looked at, every record is checked
- * against the copy's bounds, and every event that libtraceevent accepts is
- * checked again so that printing it can only read memory that rendering
- * owns (the payload copy and the IVR_PAGE_SLACK zeros after it).
+ * The listed format texts (format_area.c) -> a libtraceevent handle, at the
+ * first call that decodes.  Every text passed the grammar, which makes its
+ * parse safe; every event that libtraceevent accepts is checked again here
+ * so that printing it can only read memory that rendering owns (the payload
+ * copy and the IVR_PAGE_SLACK zeros after it).
  *
- * A bad record costs only its own event: it is skipped and counted, and
- * events of that type render as unknown.  An event whose print format could
- * make libtraceevent read or print without bound keeps its fields but is
- * printed raw (field=value), never through that format.
+ * A text that libtraceevent or these checks refuse costs only its own
+ * event: it is counted as skipped, and events of that type render as
+ * unknown.  An event whose print format could make libtraceevent read or
+ * print without bound keeps its fields but is printed raw (field=value),
+ * never through that format.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,72 +20,9 @@
 
 #include "internal.h"
 
-/* Every field of an event ends within this many payload bytes. */
-#define IVR_FIELD_END_MAX	65536
-/* Deeper nesting of ( [ { than any kernel format has; bounds recursion. */
-#define IVR_NEST_MAX		32
 /* Arguments that print more than this per conversion are not trusted. */
 #define IVR_WIDTH_MAX		999
 #define IVR_UNBOUNDED		(~0ULL)
-
-/* Copy of the live format area: its header, then @used bytes of records. */
-struct fmt_copy {
-	u32 nr_events;
-	u32 used;
-	u8 *rec;
-};
-
-static int copy_area(struct ivring *r, struct fmt_copy *c)
-{
-	const struct ivring_format_area *live =
-		(const void *)(r->map + r->hdr.format_offset);
-	u64 cap = r->hdr.format_size - sizeof(*live);
-
-	/* Paired with the writer's store-release of nr_events. */
-	c->nr_events = __atomic_load_n(&live->nr_events, __ATOMIC_ACQUIRE);
-	c->used = __atomic_load_n(&live->used, __ATOMIC_RELAXED);
-	if (c->used > cap)
-		return ivr_err(r, -EINVAL,
-			       "%s: format area claims %u bytes of records, it has room for %llu",
-			       r->path, c->used, (unsigned long long)cap);
-	c->rec = malloc(c->used ? c->used : 1);
-	if (!c->rec)
-		return ivr_err(r, -ENOMEM, "%s: no memory for %u bytes of formats",
-			       r->path, c->used);
-	memcpy(c->rec, live + 1, c->used);
-	return 0;
-}
-
-static bool ident_char(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	       (ch >= '0' && ch <= '9') || ch == '_';
-}
-
-/*
- * Text that libtraceevent's recursive-descent parser may see: printable
- * ASCII, tabs and newlines, and no deeper nesting than IVR_NEST_MAX, so a
- * hostile "((((...))))" cannot exhaust the stack.
- */
-static const char *check_text(const char *t, u32 len)
-{
-	int depth = 0;
-	u32 i;
-
-	for (i = 0; i < len; i++) {
-		unsigned char ch = t[i];
-
-		if (ch == '(' || ch == '[' || ch == '{') {
-			if (++depth > IVR_NEST_MAX)
-				return "nested too deeply";
-		} else if (ch == ')' || ch == ']' || ch == '}') {
-			depth--;
-		} else if ((ch < ' ' && ch != '\t' && ch != '\n') || ch >= 0x7f) {
-			return "has a non-printable byte";
-		}
-	}
-	return NULL;
-}
 
 static const char *check_fields(struct tep_format_field *f, int *count)
 {
@@ -148,22 +85,6 @@ static u64 sat_mul(u64 a, u64 b)
 	return a && b > IVR_UNBOUNDED / a ? IVR_UNBOUNDED : a * b;
 }
 
-/* A C integer suffix: at most one u and two l, either case ("UL", "LL"). */
-static bool int_suffix(const char *s)
-{
-	int u = 0, l = 0;
-
-	for (; *s; s++) {
-		if (*s == 'u' || *s == 'U')
-			u++;
-		else if (*s == 'l' || *s == 'L')
-			l++;
-		else
-			return false;
-	}
-	return u <= 1 && l <= 2;
-}
-
 /*
  * The value of a number atom, as libtraceevent takes it: strtoull() of the
  * atom, which stops at a suffix the kernel's formats write ("1000L" in
@@ -171,13 +92,8 @@ static bool int_suffix(const char *s)
  */
 static bool atom_value(const struct tep_print_arg *a, u64 *val)
 {
-	char *end;
-
-	if (a->type != TEP_PRINT_ATOM || !a->atom.atom)
-		return false;
-	errno = 0;
-	*val = strtoull(a->atom.atom, &end, 0);
-	return !errno && end != a->atom.atom && int_suffix(end);
+	return a->type == TEP_PRINT_ATOM && a->atom.atom &&
+	       ivr_int_literal(a->atom.atom, val);
 }
 
 static struct tep_format_field *arg_field(struct tep_event *ev,
@@ -385,201 +301,13 @@ static bool format_safe(const char *fmt)
 	return true;
 }
 
-/* A record that passed the checks that need no parser. */
-struct candidate {
-	u16 id;
-	char sys[65];
-	char *text;
-	u32 len;
-};
 
-/*
- * Walk the records of the copy and keep those whose framing, names and text
- * are sane.  Returns how many candidates went into @cand.
- */
-static u32 frame_records(struct ivring *r, struct fmt_copy *c,
-			 struct candidate *cand, const char **first_why)
+static struct tep_handle *new_tep(const struct ivring *r)
 {
-	u32 off = 0, i, n = 0, nr = c->nr_events;
+	struct tep_handle *tep = tep_alloc();
 
-	/* Each record holds at least its header and one byte of each string. */
-	if (nr > c->used / (sizeof(struct ivring_format) + 8))
-		nr = c->used / (sizeof(struct ivring_format) + 8);
-	r->bad_formats = c->nr_events - nr;
-
-	for (i = 0; i < nr; i++) {
-		struct candidate *k = &cand[n];
-		struct ivring_format f;
-		const char *why = NULL;
-		u32 j;
-
-		if (c->used - off < sizeof(f)) {
-			r->bad_formats += nr - i;
-			*first_why = *first_why ?: "records end before nr_events of them";
-			break;
-		}
-		memcpy(&f, c->rec + off, sizeof(f));
-		if (f.rec_size % 8 ||
-		    f.rec_size < sizeof(f) + (u64)f.sys_len + f.text_len ||
-		    f.rec_size > c->used - off) {
-			/* The chain is broken: nothing after this can be found. */
-			r->bad_formats += nr - i;
-			*first_why = *first_why ?: "a record's size is out of bounds";
-			break;
-		}
-		if (!f.sys_len || f.sys_len > 64)
-			why = "has a system name of bad length";
-		else if (!f.text_len || f.text_len > IVRING_FORMAT_TEXT_MAX)
-			why = "has a format text of bad length";
-		for (j = 0; !why && j < f.sys_len; j++) {
-			k->sys[j] = c->rec[off + sizeof(f) + j];
-			if (!ident_char(k->sys[j]))
-				why = "has a system name that is not an identifier";
-		}
-		if (!why) {
-			k->sys[f.sys_len] = '\0';
-			/* Texts are not NUL-terminated in the segment. */
-			k->text = malloc(f.text_len + 1);
-			if (k->text) {
-				memcpy(k->text, c->rec + off + sizeof(f) +
-				       f.sys_len, f.text_len);
-				k->text[f.text_len] = '\0';
-			} else {
-				r->bad_formats += nr - i;
-				*first_why = *first_why ?: "could not be copied";
-				break;
-			}
-			k->len = f.text_len;
-			k->id = f.id;
-			why = check_text(k->text, f.text_len);
-		}
-		if (!why && !strcmp(k->sys, "ftrace"))
-			/* libtraceevent special-cases ftrace's own events. */
-			why = "claims the ftrace system";
-		off += f.rec_size;
-		if (why) {
-			free(k->text);
-			k->text = NULL;
-			r->bad_formats++;
-			*first_why = *first_why ?: why;
-			continue;
-		}
-		n++;
-	}
-	return n;
-}
-
-/*
- * Parse one vetted candidate into a throw-away handle and check the event
- * there: libtraceevent adds an event it could only partly parse and cannot
- * remove one, so only what passes may enter @tep.
- */
-static const char *admit(struct tep_handle *tep, const struct candidate *k,
-			 struct tep_event **out)
-{
-	struct tep_handle *vet = tep_alloc();
-	struct tep_event *ev = NULL;
-	const char *why;
-
-	if (!vet)
-		return NULL;
-	tep_set_long_size(vet, 8);
-	tep_set_file_bigendian(vet, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(vet, TEP_LITTLE_ENDIAN);
-	if (tep_parse_format(vet, &ev, k->text, k->len, k->sys) || !ev)
-		why = "was not understood by libtraceevent";
-	else
-		why = check_event(ev, k->id);
-	tep_free(vet);
-	if (why)
-		return why;
-	*out = NULL;
-	if (tep_parse_format(tep, out, k->text, k->len, k->sys) || !*out)
-		return "was not understood by libtraceevent";
-	return NULL;
-}
-
-/* The records of one copy, checked one by one; the good ones into @tep. */
-static int load_records(struct ivring *r, struct fmt_copy *c,
-			struct tep_handle *tep, const char **first_why)
-{
-	u32 max = c->used / (sizeof(struct ivring_format) + 8) + 1;
-	struct candidate *cand = calloc(max, sizeof(*cand));
-	struct ivr_vet_item *items = calloc(max, sizeof(*items));
-	u8 *ok = malloc(max), seen[65536 / 8] = { 0 };
-	u32 n = 0, i;
-	int ret = -ENOMEM;
-
-	if (!cand || !items || !ok)
-		goto out;
-	n = frame_records(r, c, cand, first_why);
-	for (i = 0; i < n; i++)
-		items[i] = (struct ivr_vet_item){ cand[i].sys, cand[i].text,
-						  cand[i].len };
-	ret = ivr_vet_formats(c->rec, c->used, items, n, ok);
-	if (ret)
-		goto out;
-
-	for (i = 0; i < n; i++) {
-		struct candidate *k = &cand[i];
-		struct tep_event *ev;
-		const char *why;
-
-		if (!ok[i])
-			why = "made libtraceevent's parser crash";
-		else if (seen[k->id / 8] & (1U << (k->id % 8)))
-			why = "repeats an event id";
-		else
-			why = admit(tep, k, &ev);
-		if (why) {
-			r->bad_formats++;
-			*first_why = *first_why ?: why;
-			continue;
-		}
-		seen[k->id / 8] |= 1U << (k->id % 8);
-		r->nr_formats++;
-		if (!args_safe(ev, ev->print_fmt.args, 0) ||
-		    !format_safe(ev->print_fmt.format)) {
-			ev->flags |= TEP_EVENT_FL_PRINTRAW;
-			r->raw_formats++;
-		}
-	}
-out:
-	for (i = 0; cand && i < max; i++)
-		free(cand[i].text);
-	free(cand);
-	free(items);
-	free(ok);
-	return ret;
-}
-
-/**
- * ivr_formats_load() - build r->tep from the segment's format area
- * @r:	handle whose header (r->hdr) is validated and whose area bounds
- *	were checked against the mapping
- *
- * Bad records are skipped and counted in r->bad_formats; r->err then says
- * how many and why the first one was refused.  No format at all is not an
- * error: every event then renders as unknown.
- *
- * Return: 0, -EINVAL when the area's own header is impossible, -ENOMEM.
- */
-int ivr_formats_load(struct ivring *r)
-{
-	struct fmt_copy c = { 0 };
-	const char *why = NULL;
-	struct tep_handle *tep;
-	int ret;
-
-	ivr_formats_free(r);
-	ret = copy_area(r, &c);
-	if (ret)
-		return ret;
-
-	ret = -ENOMEM;
-	tep = tep_alloc();
 	if (!tep)
-		goto out;
+		return NULL;
 	/*
 	 * The guest is x86-64 or another 64-bit little-endian machine
 	 * (ABI 1.x); pages are its sub-buffers.  No plugins: their handlers
@@ -590,25 +318,142 @@ int ivr_formats_load(struct ivring *r)
 	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_page_size(tep, r->hdr.subbuf_size);
 	tep_set_cpus(tep, r->hdr.nr_cpus);
+	return tep;
+}
 
-	ret = load_records(r, &c, tep, &why);
+static int by_id_down(const void *a, const void *b, void *list)
+{
+	const struct ivr_format *l = list;
+
+	return (int)l[*(const u32 *)b].id - (int)l[*(const u32 *)a].id;
+}
+
+/*
+ * The listed texts by descending id: libtraceevent keeps its events sorted
+ * by id, and inserts each new one after a linear scan from the lowest, so
+ * ascending ids would make thousands of formats cost a quadratic number of
+ * cache misses; descending ones stop the scan at once.
+ */
+static u32 *parse_order(const struct ivr_formats *fs)
+{
+	u32 *order = malloc((fs->nr ? fs->nr : 1) * sizeof(*order)), i;
+
+	if (!order)
+		return NULL;
+	for (i = 0; i < fs->nr; i++)
+		order[i] = i;
+	qsort_r(order, fs->nr, sizeof(*order), by_id_down, fs->list);
+	return order;
+}
+
+/*
+ * Parse the listed texts in @order that are not refused yet into @tep, and
+ * refuse those that libtraceevent or check_event() refuses.  Returns how
+ * many it refused, or -ENOMEM.
+ */
+static int parse_pass(struct ivr_formats *fs, const u32 *order,
+		      struct tep_handle *tep, u32 *first, const char **first_why)
+{
+	int refused = 0, ret;
+	u32 i;
+
+	ret = ivr_tep_parse_begin();
 	if (ret)
-		goto out;
-	r->tep = tep;
-	tep = NULL;
-	if (r->bad_formats)
-		ivr_err(r, 0, "%s: %u of %u event formats skipped; the first %s",
-			r->path, r->bad_formats, c.nr_events, why);
-out:
-	if (tep)
-		tep_free(tep);
-	if (ret) {
-		r->nr_formats = r->bad_formats = r->raw_formats = 0;
-		ivr_err(r, ret, "%s: cannot parse %u event formats: %s",
-			r->path, c.nr_events, strerror(-ret));
+		return ret;
+	for (i = 0; i < fs->nr; i++) {
+		struct ivr_format *f = &fs->list[order[i]];
+		const char *why;
+		struct tep_event *ev;
+
+		if (f->flags & IVRING_FORMAT_REFUSED)
+			continue;
+		ret = ivr_tep_parse(tep, &ev, fs->str + f->text, f->len,
+				    fs->str + f->sys);
+		if (ret < 0)
+			break;
+		why = ret ? "was not understood by libtraceevent" :
+			    check_event(ev, f->id);
+		if (why) {
+			f->flags = IVRING_FORMAT_REFUSED;
+			refused++;
+			/* The reason given is the first refused in the area. */
+			if (order[i] < *first) {
+				*first = order[i];
+				*first_why = why;
+			}
+			continue;
+		}
+		f->flags = IVRING_FORMAT_PARSED;
+		if (!args_safe(ev, ev->print_fmt.args, 0) ||
+		    !format_safe(ev->print_fmt.format)) {
+			/*
+			 * PRINTRAW alone is not raw: 1.7 prints a field that
+			 * a conversion takes through that conversion, with
+			 * its width and its "*" length evaluated.  FAILED
+			 * makes print_field() skip the print fmt for good.
+			 */
+			ev->flags |= TEP_EVENT_FL_PRINTRAW | TEP_EVENT_FL_FAILED;
+			f->flags |= IVRING_FORMAT_RAW;
+		}
 	}
-	free(c.rec);
-	return ret;
+	ivr_tep_parse_end();
+	return ret < 0 ? ret : refused;
+}
+
+/**
+ * ivr_formats_parse() - parse the listed format texts into r->tep, once
+ * @r:	attached handle
+ *
+ * Texts that libtraceevent or the checks above refuse are counted as
+ * skipped in r->fmts; events whose print fmt is not provably safe are
+ * marked to print raw.
+ *
+ * libtraceevent keeps an event it could only partly parse, and cannot
+ * remove one; so when a pass refuses some, the handle is dropped and the
+ * others are parsed again into a new one.  The grammar leaves few to
+ * refuse, and every parse starts from the same clean state (tep_parse.c),
+ * so the next pass refuses none.
+ *
+ * Return: 0 (also when it was done before), or -ENOMEM: then nothing is
+ * parsed and the next call tries again.
+ */
+int ivr_formats_parse(struct ivring *r)
+{
+	struct ivr_formats *fs = &r->fmts;
+	u32 i, raw = 0, first = UINT32_MAX, *order;
+	const char *first_why = NULL;
+	int refused, skipped = 0;
+
+	if (fs->parsed)
+		return 0;
+	order = parse_order(fs);
+	if (!order)
+		goto nomem;
+	do {
+		ivr_formats_free(r);
+		r->tep = new_tep(r);
+		if (!r->tep)
+			goto nomem;
+		refused = parse_pass(fs, order, r->tep, &first, &first_why);
+		if (refused < 0)
+			goto nomem;
+		skipped += refused;
+	} while (refused);
+	free(order);
+	for (i = 0; i < fs->nr; i++)
+		raw += !!(fs->list[i].flags & IVRING_FORMAT_RAW);
+	if (skipped)
+		ivr_formats_skip(fs, skipped, fs->list[first].id, "%s", first_why);
+	fs->raw = raw;
+	fs->parsed = true;
+	return 0;
+nomem:
+	free(order);
+	for (i = 0; i < fs->nr; i++)
+		fs->list[i].flags = 0;
+	ivr_formats_free(r);
+	return ivr_err(r, -ENOMEM, "%s: no memory to parse %u event formats",
+		       r->path, fs->nr);
 }
 
 void ivr_formats_free(struct ivring *r)
@@ -616,8 +461,7 @@ void ivr_formats_free(struct ivring *r)
 	if (r->tep)
 		tep_free(r->tep);
 	r->tep = NULL;
-	r->nr_formats = 0;
-	r->bad_formats = 0;
-	r->raw_formats = 0;
+	r->fmts.parsed = false;
+	r->fmts.raw = 0;
 	r->nr_comms = 0;
 }

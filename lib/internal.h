@@ -25,6 +25,16 @@ typedef uint64_t u64;
  */
 #define IVR_PAGE_SLACK		(128 * 1024 + 64)
 
+/* Every field of an event ends within this many payload bytes. */
+#define IVR_FIELD_END_MAX	65536
+/*
+ * Nesting of brackets and operators, counted as libtraceevent recurses on
+ * them (format_grammar.c), twice what the deepest native format needs
+ * (16: kmalloc's gfp_flags table, sched_switch's prev_state): bounds the
+ * recursion of libtraceevent's parser and printer, and of ours.
+ */
+#define IVR_NEST_MAX		32
+
 /*
  * Orders earlier loads before later ones (the kernel's smp_rmb()).  x86 does
  * not reorder loads with loads, so only the compiler needs telling.
@@ -60,6 +70,32 @@ struct ivr_cpu {
 	u64 bad_pages;
 };
 
+/* A format text that passed framing, a unique id and the grammar. */
+struct ivr_format {
+	u16 id;
+	u16 flags;		/* IVRING_FORMAT_*, once parsed */
+	u32 len;		/* bytes of the text, without its NUL */
+	u32 sys;		/* offsets in ivr_formats.str, NUL-terminated */
+	u32 text;
+};
+
+/* This generation's format texts (format_area.c), copied at attach. */
+struct ivr_formats {
+	struct ivr_format *list;
+	u32 nr;			/* listed */
+	u32 cap;
+	char *str;		/* the system names and texts */
+	u32 str_len;
+	u32 str_cap;
+	u32 records;		/* nr_events, as the guest published it */
+	u32 tokens;		/* of the listed texts (format_grammar.c) */
+	u32 skipped;		/* not listed, or refused when parsed */
+	u32 raw;		/* parsed, print fmt not provably safe */
+	bool parsed;		/* r->tep holds the listed texts (formats.c) */
+	int first_id;		/* of the first record skipped, -1: unknown */
+	char why[160];		/* why that one was, "" when none was */
+};
+
 struct ivring {
 	int fd;
 	u8 *map;		/* the whole segment */
@@ -88,10 +124,8 @@ struct ivring {
 	u32 since_scan;			/* events since the idle CPUs were looked at */
 	u64 backoff_ns;			/* ivring__poll's current sleep */
 	u8 *page_out;			/* ivring__read_page's result */
-	struct tep_handle *tep;		/* formats of this generation */
-	u32 nr_formats;			/* events in tep (formats.c) */
-	u32 bad_formats;		/* format records skipped as invalid */
-	u32 raw_formats;		/* print fmt not provably safe: fields only */
+	struct ivr_formats fmts;	/* format texts of this generation */
+	struct tep_handle *tep;		/* fmts parsed, once something decodes */
 	u32 nr_comms;			/* pids whose comm render.c learned */
 	u8 *scratch;			/* payload copy + IVR_PAGE_SLACK zeros */
 	size_t scratch_len;
@@ -150,18 +184,26 @@ int ivr_begin_cpu_call(struct ivring *r, u32 cpu);
 u32 ivr_live_state(struct ivring *r);
 void ivr_heartbeat(struct ivring *r);
 
-/* Parse hostile format texts in a child first (format_vet.c). */
-struct ivr_vet_item {
-	const char *sys;
-	const char *text;	/* NUL-terminated */
-	u32 len;
-};
-int ivr_vet_formats(const u8 *area, u32 area_len,
-		    const struct ivr_vet_item *items, u32 n, u8 *ok);
+/* Format area -> r->fmts (format_area.c).  Hostile input: copied first. */
+int ivr_formats_frame(struct ivring *r);
+void ivr_formats_unframe(struct ivring *r);
+void ivr_formats_skip(struct ivr_formats *fs, u32 n, int id,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* Format area -> r->tep (formats.c).  Hostile input: bounded, copied first. */
-int ivr_formats_load(struct ivring *r);
+/* The strict grammar a text must match before any parse (format_grammar.c). */
+int ivr_format_grammar(const char *text, u32 len, u16 id, char *why,
+		       size_t why_len, u32 *tokens);
+bool ivr_int_literal(const char *s, u64 *val);
+
+/* r->fmts -> r->tep, at the first call that decodes (formats.c). */
+int ivr_formats_parse(struct ivring *r);
 void ivr_formats_free(struct ivring *r);
+
+/* Every libtraceevent parse, serialised and left clean (tep_parse.c). */
+int ivr_tep_parse_begin(void);
+int ivr_tep_parse(struct tep_handle *tep, struct tep_event **ev,
+		  const char *text, u32 len, const char *sys);
+void ivr_tep_parse_end(void);
 
 /* Pointers into the mapping; callers have validated the layout. */
 static inline struct ivring_cpu *ivr_shared_cpu(struct ivring *r, u32 cpu)

@@ -6,9 +6,17 @@
  *
  * Every function that can fail returns 0 or a positive count on success and
  * a negative errno value on failure.  A handle keeps a message for its last
- * failure (ivring__errmsg()); ivring__open() writes its message into the
- * caller's buffer.  There is no global state.  A handle is not thread-safe:
- * use one per thread.
+ * failure (ivring__errmsg()), and only for a failure; ivring__open() writes
+ * its message into the caller's buffer.  A handle is not thread-safe: use
+ * one per thread.
+ *
+ * Global state: one mutex, and a SIGBUS handler.  libtraceevent 1.7 keeps
+ * its parser's state in process globals, so libivring parses the guest's
+ * format texts under that lock, for every handle, and leaves the parser as
+ * a fresh process has it.  An application that parses formats with
+ * libtraceevent itself must not do so in another thread while libivring
+ * parses (ivring__tep(), ivring__event(), ivring__match_events() and
+ * ivring__snprint() may).  libivring starts no process or thread of its own.
  *
  * The segment is a file that another process may truncate under the
  * mapping.  So that this costs one handle and not the process, the first
@@ -72,10 +80,12 @@ struct ivring_open_opts {
  * the open has succeeded.
  * Errors: -ENOENT, -EACCES, -ENOTTY (not an ivring segment), -EPROTONOSUPPORT
  * (ABI major not supported), -EFBIG (truncated: the header says more bytes
- * than the file has), -EINVAL (inconsistent layout, or options this library
- * does not know), -EAGAIN (the guest is formatting it right now: try again),
- * -EBUSY (another process consumes it), -ENOMEM.  The reason goes into
- * opts->errbuf whatever failed.
+ * than the file has), -EINVAL (inconsistent layout, an area larger than the
+ * limits of <linux/ivring.h>, or options this library does not know),
+ * -EAGAIN (the guest is formatting it right now: try again), -EBUSY
+ * (another process consumes it), -ENOMEM.  The reason goes into
+ * opts->errbuf whatever failed.  Format texts that fail their checks are no
+ * error: see ivring__format_stats().
  */
 IVRING_API int ivring__open(const char *path, const struct ivring_open_opts *opts,
 			    struct ivring **out);
@@ -215,13 +225,76 @@ struct ivring_cpu_stats {
 IVRING_API int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
 				 struct ivring_cpu_stats *st);
 
-/* Decoding, through libtraceevent and the formats found in the segment. */
+/*
+ * Decoding, through libtraceevent and the formats found in the segment.
+ *
+ * Opening a segment, or following it to a new generation, copies its format
+ * texts and checks each one against a strict grammar of the ftrace "format"
+ * file; the texts that pass are listed (ivring__format()), the others are
+ * skipped and their events render as unknown.  libtraceevent parses the
+ * listed texts at the first call below that needs them, never in
+ * ivring__next(): a reader that never decodes never parses.
+ */
+/* The parsed formats; NULL when there was no memory to parse them. */
 IVRING_API struct tep_handle *ivring__tep(struct ivring *r);
 /* The event with this common_type, or NULL. */
 IVRING_API struct tep_event *ivring__event(struct ivring *r, uint16_t type);
-/* Event ids matching "sys:name", "sys:*", "name" or "*"; returns the count. */
+/*
+ * Event ids matching "sys:name", "sys:*", "name" or "*"; returns the count,
+ * or -ENOMEM when there was no memory to parse the formats.
+ */
 IVRING_API int ivring__match_events(struct ivring *r, const char *pattern,
 				    uint16_t *ids, size_t max);
+
+/* ivring_format_info.flags, known once the listed texts are parsed */
+enum {
+	/* libtraceevent parsed it: events of this id decode */
+	IVRING_FORMAT_PARSED = 1U << 0,
+	/*
+	 * ...printed raw (field=value): its print fmt is not provably safe.
+	 * Its tep_event carries TEP_EVENT_FL_PRINTRAW and TEP_EVENT_FL_FAILED,
+	 * which makes libtraceevent print its fields alone.
+	 */
+	IVRING_FORMAT_RAW = 1U << 1,
+	/* libtraceevent, or the checks after it, refused it: unknown type */
+	IVRING_FORMAT_REFUSED = 1U << 2,
+};
+
+struct ivring_format_info {
+	size_t sz;		/* sizeof(struct ivring_format_info) */
+	uint16_t id;		/* the events' common_type */
+	const char *system;	/* NUL-terminated; valid until close or a generation change */
+	const char *text;	/* the ftrace format text, NUL-terminated */
+	uint32_t text_len;
+	uint32_t flags;		/* IVRING_FORMAT_* */
+};
+
+/*
+ * The @idx-th format text of this generation that passed the checks, for a
+ * recorder that writes them out (trace.dat, CTF metadata).  Returns 0, or
+ * -ENOENT past the last one.  Fills at most @fi->sz bytes of @fi.
+ */
+IVRING_API int ivring__format(struct ivring *r, unsigned int idx,
+			      struct ivring_format_info *fi);
+
+struct ivring_format_stats {
+	size_t sz;		/* sizeof(struct ivring_format_stats) */
+	uint32_t records;	/* format records the guest published */
+	uint32_t listed;	/* texts ivring__format() lists */
+	uint32_t skipped;	/* records not listed, or refused when parsed */
+	uint32_t raw;		/* parsed, printed raw */
+	bool parsed;		/* the listed texts are parsed: skipped and raw are final */
+	int32_t first_id;	/* id of the first record skipped, -1: none or unknown */
+	/*
+	 * Why it was skipped ("names a field it does not declare (REC->x)"),
+	 * NULL when none was; valid until close or a generation change.
+	 */
+	const char *first_reason;
+};
+/* Counts of this generation's format records.  Fills at most @st->sz bytes. */
+IVRING_API int ivring__format_stats(struct ivring *r,
+				    struct ivring_format_stats *st);
+
 /*
  * Render one event as trace-cmd report does:
  *   "comm-pid [cpu] seconds.usecs: name: fields"

@@ -74,6 +74,12 @@ static int check_areas(struct ivring *r, const struct ivring_header *h)
 	if (h->format_size < sizeof(struct ivring_format_area))
 		return ivr_err(r, -EINVAL, "format area of %llu bytes is too small",
 			       (unsigned long long)h->format_size);
+	/* What a reader copies and checks is bounded, whatever the guest says. */
+	if (h->format_size > IVRING_FORMAT_AREA_MAX)
+		return ivr_err(r, -EINVAL,
+			       "%s: format area of %llu bytes is larger than IVRING_FORMAT_AREA_MAX (%u), which no writer exceeds; is the segment damaged?",
+			       r->path, (unsigned long long)h->format_size,
+			       IVRING_FORMAT_AREA_MAX);
 
 	for (i = 0; i < sizeof(a) / sizeof(a[0]); i++) {
 		if (!inside(a[i].off, a[i].len, h->segment_size) ||
@@ -321,6 +327,7 @@ int ivring__open(const char *path, const struct ivring_open_opts *opts,
 		ret = ivr_guarded(r, open_mapped, NULL);
 	if (ret)
 		return open_failed(opts, r, ret, strerror(-ret));
+	/* Only a failure leaves a message. */
 	r->err[0] = '\0';
 	*out = r;
 	return 0;

@@ -3,9 +3,9 @@
 /*
  * Decoding events through libtraceevent, and rendering them as
  * trace-cmd report prints them.  The payload is copied into r->scratch,
- * followed by zeros, before libtraceevent sees it: formats.c bounded every
- * field to 64 KiB, so whatever a hostile record says, each read stays in
- * that copy.
+ * followed by zeros, before libtraceevent sees it: format_grammar.c and
+ * formats.c bound every field to 64 KiB, so whatever a hostile record says,
+ * each read stays in that copy.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,12 +24,12 @@
 
 struct tep_handle *ivring__tep(struct ivring *r)
 {
-	return r ? r->tep : NULL;
+	return r && !ivr_formats_parse(r) ? r->tep : NULL;
 }
 
 struct tep_event *ivring__event(struct ivring *r, uint16_t type)
 {
-	return r && r->tep ? tep_find_event(r->tep, type) : NULL;
+	return ivring__tep(r) ? tep_find_event(r->tep, type) : NULL;
 }
 
 static bool name_match(const char *pat, size_t len, const char *name)
@@ -50,8 +50,8 @@ int ivring__match_events(struct ivring *r, const char *pattern, uint16_t *ids,
 
 	if (!r || !pattern || (!ids && max))
 		return -EINVAL;
-	if (!r->tep)
-		return 0;
+	if (!ivring__tep(r))
+		return -ENOMEM;
 	colon = strchr(pattern, ':');
 	n = tep_get_events_count(r->tep);
 	for (i = 0; i < n; i++) {
@@ -229,6 +229,8 @@ int ivring__snprint(struct ivring *r, const struct ivring_event *ev,
 		return -EINVAL;
 	if (scratch_get(r))
 		return ivr_err(r, -ENOMEM, "no memory to render an event");
+	if (ivr_formats_parse(r))
+		return -ENOMEM;
 
 	n = ev->size < IVR_PAYLOAD_MAX ? ev->size : IVR_PAYLOAD_MAX;
 	if (n && ev->data)

@@ -6,7 +6,7 @@
  * header lies, and a guard around the reader's mapping of the file.
  *
  * Header-only on purpose: the Makefile builds each selftests/test_*.c as one
- * program, and only test_hostile.c includes this.
+ * program, and only test_hostile.c and test_format_fuzz.c include this.
  */
 #ifndef IVRING_SELFTESTS_HOSTILE_H
 #define IVRING_SELFTESTS_HOSTILE_H
@@ -98,7 +98,7 @@ int munmap(void *addr, size_t len)
 	return syscall(SYS_munmap, addr, len);
 }
 
-static int hs_guard_arm(size_t cap)
+static __attribute__((unused)) int hs_guard_arm(size_t cap)
 {
 	struct hs_guard *g = &hs_guard;
 
@@ -115,7 +115,7 @@ static int hs_guard_arm(size_t cap)
 	return 0;
 }
 
-static void hs_guard_disarm(void)
+static __attribute__((unused)) void hs_guard_disarm(void)
 {
 	struct hs_guard *g = &hs_guard;
 
@@ -127,7 +127,7 @@ static void hs_guard_disarm(void)
 }
 
 /* Is @addr in a mapping without any access, per /proc/self/maps? */
-static bool hs_no_access(const void *addr)
+static __attribute__((unused)) bool hs_no_access(const void *addr)
 {
 	unsigned long a = (unsigned long)addr, lo, hi;
 	char line[512], perms[8];
@@ -185,7 +185,7 @@ static void hs_ctx_set(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void hs_ctx_add(const char *fmt, ...)
+static __attribute__((unused)) void hs_ctx_add(const char *fmt, ...)
 {
 	size_t n = strlen(hs_ctx);
 	va_list ap;

@@ -66,12 +66,14 @@ static __attribute__((unused)) u64 seg_generation(void)
 }
 
 /*
- * Create a formatted, LIVE segment.  @nr_subbufs 0 takes as many as fit;
- * @clock NULL is CLOCK_MONOTONIC.  Returns 0 or -errno.
+ * Lay out and format a segment, with no format in it yet and still in
+ * IVRING_STATE_FORMATTING.  @nr_subbufs 0 takes as many as fit; @clock NULL
+ * is CLOCK_MONOTONIC; @format_size 0 is the writer's default.  Returns 0 or
+ * -errno.
  */
 static __attribute__((unused)) int
-seg_create(struct seg *s, u64 size, u32 nr_cpus, u32 subbuf_size,
-	   u32 nr_subbufs, u32 mode, u64 (*clock)(void))
+seg_format(struct seg *s, u64 size, u32 nr_cpus, u32 subbuf_size,
+	   u32 nr_subbufs, u32 mode, u64 (*clock)(void), u32 format_size)
 {
 	struct ivring_header lay;
 	u64 need;
@@ -84,6 +86,7 @@ seg_create(struct seg *s, u64 size, u32 nr_cpus, u32 subbuf_size,
 	s->p.nr_cpus = nr_cpus;
 	s->p.subbuf_size = subbuf_size;
 	s->p.nr_subbufs = nr_subbufs;
+	s->p.format_size = format_size;
 	s->p.mode = mode;
 	s->p.clock_id = IVRING_CLOCK_MONO;
 	s->p.clock_name = "mono";
@@ -108,8 +111,19 @@ seg_create(struct seg *s, u64 size, u32 nr_cpus, u32 subbuf_size,
 	if (!s->cpus || !s->slots)
 		return -ENOMEM;
 	s->w.clock = clock;
-	ret = ivring_format(&s->w, s->base, &s->p, seg_generation(), s->cpus,
-			    s->slots);
+	return ivring_format(&s->w, s->base, &s->p, seg_generation(), s->cpus,
+			     s->slots);
+}
+
+/* A formatted, LIVE segment with the synth formats; as seg_format(). */
+static __attribute__((unused)) int
+seg_create(struct seg *s, u64 size, u32 nr_cpus, u32 subbuf_size,
+	   u32 nr_subbufs, u32 mode, u64 (*clock)(void))
+{
+	int ret;
+
+	ret = seg_format(s, size, nr_cpus, subbuf_size, nr_subbufs, mode,
+			 clock, 0);
 	if (ret)
 		return ret;
 	ret = synth_add_formats(&s->w);

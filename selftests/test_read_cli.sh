@@ -83,8 +83,11 @@ seg=$tmp/basic.seg
 # Output, snapshot: nothing consumed, so every run sees the same events.
 "$read_bin" --peek "$seg" >"$tmp/out" 2>"$tmp/err"
 same "basic output" "$data/read_basic.expected" "$tmp/out"
-echo "ivring-read: 15 events read, 0 lost, 564 bytes" >"$tmp/sum"
-same "basic summary" "$tmp/sum" "$tmp/err"
+{
+	echo "ivring-read: $seg: 1 of 5 event formats skipped; the first (id 21): has a field beyond 64 KiB (far: offset 70000, size 4)"
+	echo "ivring-read: 15 events read, 0 lost, 564 bytes"
+} >"$tmp/sum"
+same "basic summary, after one line for the skipped format" "$tmp/sum" "$tmp/err"
 
 "$read_bin" -p -e synth:seq -e fixed "$seg" >"$tmp/out" 2>/dev/null
 same "-e filter (comms still learned from filtered events)" \

@@ -326,6 +326,26 @@ static bool build_filter(struct ivring *r, const struct read_opts *o,
 	return ok;
 }
 
+/*
+ * One line per generation when some event formats were skipped: their
+ * events print as [UNKNOWN TYPE N].  Parses the formats now, so that the
+ * count includes those that libtraceevent refused.
+ */
+static void warn_skipped_formats(struct ivring *r, const char *path)
+{
+	struct ivring_format_stats st = { .sz = sizeof(st) };
+	char first[32] = "";
+
+	ivring__tep(r);
+	if (ivring__format_stats(r, &st) || !st.skipped || !st.first_reason)
+		return;
+	if (st.first_id >= 0)
+		snprintf(first, sizeof(first), " (id %d)", st.first_id);
+	tool_warn("%s%s: %u of %u event formats skipped; the first%s: %s",
+		  strchr(path, '/') ? "" : "/dev/shm/", path, st.skipped,
+		  st.records, first, st.first_reason);
+}
+
 static int select_cpus(struct ivring *r, const struct read_opts *o)
 {
 	struct ivring_info info = { .sz = sizeof(info) };
@@ -502,6 +522,7 @@ static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 			     gen, info.generation);
 			gen = info.generation;
 			told_stopped = false;
+			warn_skipped_formats(r, o->path);
 			if (select_cpus(r, o)) {
 				err = EXIT_USAGE;
 				break;
@@ -546,6 +567,7 @@ int main(int argc, char **argv)
 	err = open_segment(&o, &r);
 	if (err || !r)
 		goto out;
+	warn_skipped_formats(r, o.path);
 	err = select_cpus(r, &o);
 	if (err)
 		goto out;

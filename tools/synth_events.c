@@ -11,12 +11,7 @@
 #include "ring_write.h"
 #include "synth_events.h"
 
-#define COMMON_FIELDS \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
-	"\n"
+#define COMMON_FIELDS	SYNTH_COMMON_FIELDS "\n"
 
 static const char seq_format[] =
 	"name: seq\n"

@@ -32,6 +32,12 @@ enum synth_id {
 #define SYNTH_ORIGIN_SIGNAL	1	/* a signal handler, as an interrupt */
 
 /* ftrace's common fields: the first 8 bytes of every payload. */
+#define SYNTH_COMMON_FIELDS \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+
 struct synth_common {
 	uint16_t common_type;
 	uint8_t common_flags;

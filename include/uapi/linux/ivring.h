@@ -64,6 +64,8 @@
 #define IVRING_NR_SUBBUFS_MIN	2
 #define IVRING_NR_CPUS_MAX	8192
 #define IVRING_FORMAT_TEXT_MAX	16384	/* one event's format text */
+#define IVRING_FORMAT_AREA_MAX	(4U << 20)	/* format_size */
+#define IVRING_FORMATS_MAX	65536	/* format records read: one per u16 id */
 
 /**
  * struct ivring_header - first bytes of the segment, written by the guest
@@ -86,7 +88,8 @@
  * @cpu_offset:	offset of struct ivring_cpu[nr_cpus].
  * @desc_offset: offset of struct ivring_desc[nr_cpus * nr_subbufs].
  * @format_offset: offset of struct ivring_format_area.
- * @format_size: bytes reserved for the format area.
+ * @format_size: bytes reserved for the format area, at most
+ *		IVRING_FORMAT_AREA_MAX.
  * @host_offset: offset of struct ivring_host, followed by
  *		struct ivring_host_cpu[nr_cpus]; the only host-written area.
  * @host_size:	bytes reserved for the host area.
@@ -226,7 +229,9 @@ struct ivring_subbuf_hdr {
  * Format area: a struct ivring_format_area, then nr_events records, each a
  * struct ivring_format, the system name and the event's ftrace "format"
  * text (name:, ID:, format:, print fmt:), padded to 8 bytes.  The writer
- * appends records, then stores used and nr_events with release.
+ * appends records, then stores used and nr_events with release.  A reader
+ * takes the first IVRING_FORMATS_MAX records, and of several records with
+ * one id the first.
  */
 struct ivring_format_area {
 	__u32 nr_events;
