@@ -134,13 +134,17 @@ int ivring__flush(struct ivring *r)
 int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
 		      struct ivring_cpu_stats *st)
 {
-	struct ivring_cpu_stats s = { .sz = sizeof(s) };
+	struct ivring_cpu_stats s = { 0 };
 	struct ivring_cpu *sh;
 	struct ivr_cpu *c;
 	u64 cs, pending = 0, issued;
 
-	if (!st || st->sz < sizeof(s))
-		return -EINVAL;
+	if (!st)
+		return ivr_err(r, -EINVAL, "cpu stats: no struct to fill");
+	if (st->sz < sizeof(st->sz))
+		return ivr_err(r, -EINVAL,
+			       "cpu stats: sz %zu; set it to sizeof(struct ivring_cpu_stats)",
+			       st->sz);
 	if (cpu >= r->ncpus)
 		return ivr_err(r, -ERANGE, "CPU %u out of range: the segment has %u",
 			       cpu, r->ncpus);
@@ -166,6 +170,12 @@ int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
 	s.read = c->read;
 	s.lost = c->lost + pending;
 	s.bad_pages = c->bad_pages;
-	memcpy(st, &s, sizeof(s));
+	/*
+	 * Versioned by sz, as libbpf's opts are: a caller built against an
+	 * older, shorter struct gets the fields it knows and nothing past
+	 * them; a newer one learns from sz how much we filled.
+	 */
+	s.sz = st->sz < sizeof(s) ? st->sz : sizeof(s);
+	memcpy(st, &s, s.sz);
 	return 0;
 }

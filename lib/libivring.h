@@ -106,6 +106,11 @@ IVRING_API int ivring__select_cpu(struct ivring *r, unsigned int cpu, bool on);
 /* Store the consumer positions now (done by close and by next). */
 IVRING_API int ivring__flush(struct ivring *r);
 
+/*
+ * Set sz to sizeof(struct ivring_cpu_stats) before the call.  Fields are
+ * only ever added at the end: the call fills as many bytes as both sides
+ * know and leaves that count in sz.
+ */
 struct ivring_cpu_stats {
 	size_t sz;
 	/* as the guest published them: tracefs per_cpu/cpuN/stats */
