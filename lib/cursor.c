@@ -7,8 +7,9 @@
  *
  * Nothing read from the segment is trusted: every length is checked against
  * the copy, every loop is bounded, and a damaged sub-buffer is skipped and
- * counted.  Loss is computed from tickets, so it stays exact across skipped,
- * torn and overwritten sub-buffers.
+ * counted.  One that the writer reuses while we copy it is torn, not
+ * damaged, and counted apart.  Loss is computed from tickets, so it stays
+ * exact across skipped, torn and overwritten sub-buffers.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -160,14 +161,50 @@ void ivr_heartbeat(struct ivring *r)
 		STORE_REL(&ivr_host(r)->heartbeat, mono_ns());
 }
 
-static void page_gone(struct ivr_cpu *c, bool count)
+/* Go to sub-buffer @seq: nothing of the current copy carries over. */
+static void move_to(struct ivr_cpu *c, u64 seq)
 {
-	if (count)
-		c->bad_pages++;
-	c->seq++;
+	c->seq = seq;
 	c->off = 0;
 	c->page_loaded = false;
 	c->page_bad = false;
+}
+
+/*
+ * Does @desc_seq, read back from the descriptor of sub-buffer @seq after
+ * @seq was published, say that an honest writer reused the slot?  It marks
+ * the slot BUSY | newer before it changes a byte, later publishes newer
+ * (RING-DESIGN 4, 6), and newer is @seq plus whole laps.  No writer puts
+ * anything else there: an older seq, or one of another slot, is damage.
+ */
+static bool slot_reused(const struct ivring *r, u64 seq, u64 desc_seq)
+{
+	u64 newer = desc_seq & ~IVRING_DESC_BUSY;
+
+	return newer > seq && !((newer - seq) % r->hdr.nr_subbufs);
+}
+
+/* Skip sub-buffer c->seq as damaged: tickets count what it held. */
+static void skip_damaged(struct ivr_cpu *c)
+{
+	c->bad_pages++;
+	move_to(c, c->seq + 1);
+}
+
+/*
+ * Skip sub-buffer c->seq because its descriptor changed to @desc_seq
+ * while we looked: torn by the writer if that is a reuse, else damaged.
+ */
+static void skip_changed(struct ivring *r, u32 cpu, u64 desc_seq)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+
+	if (!slot_reused(r, c->seq, desc_seq)) {
+		skip_damaged(c);
+		return;
+	}
+	c->torn_pages++;
+	move_to(c, c->seq + 1);
 }
 
 /*
@@ -322,10 +359,7 @@ static int load_page(struct ivring *r, u32 cpu, u32 *budget)
 			return 0;
 		if (cs - c->seq >= n) {
 			/* Overwritten while we were away: tickets count the loss. */
-			c->seq = oldest_seq(r, cs);
-			c->off = 0;
-			c->page_loaded = false;
-			c->page_bad = false;
+			move_to(c, oldest_seq(r, cs));
 		}
 		slot = c->seq % n;
 		d = ivr_desc(r, cpu, slot);
@@ -336,17 +370,17 @@ static int load_page(struct ivring *r, u32 cpu, u32 *budget)
 		if (s1 != c->seq) {
 			if (c->seq == cs)
 				return 0;
-			/* Reused (overwrite mode), or a descriptor that lies. */
-			page_gone(c, !(s1 & IVRING_DESC_BUSY) && s1 < c->seq);
+			skip_changed(r, cpu, s1);
 			continue;
 		}
 		/* Paired with the writer's store-release of the commit word. */
 		commit = LOAD_ACQ(&((struct ivring_subbuf_hdr *)page)->commit);
 		len = commit & ~(u64)IVRING_COMMIT_FLAGS;
 		if ((commit & ~(u64)IVRING_COMMIT_FLAGS) > r->rec_area) {
+			/* No writer commits more than a page, reused or not. */
 			if (c->seq == cs)
 				return 0;
-			page_gone(c, true);
+			skip_damaged(c);
 			continue;
 		}
 
@@ -369,7 +403,7 @@ static int load_page(struct ivring *r, u32 cpu, u32 *budget)
 		ivr_rmb();
 		s2 = LOAD(&d->seq);
 		if (s2 != c->seq) {
-			page_gone(c, true);
+			skip_changed(r, cpu, s2);
 			continue;
 		}
 		/*
@@ -426,7 +460,7 @@ int ivr_cpu_peek(struct ivring *r, u32 cpu)
 				return 0;
 			continue;
 		}
-		page_gone(c, false);
+		move_to(c, c->seq + 1);
 		ivr_cpu_store_pos(r, cpu);
 	}
 	return 0;

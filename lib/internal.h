@@ -54,7 +54,8 @@ struct ivr_cpu {
 	/* counters for ivring_cpu_stats */
 	u64 read;
 	u64 lost;
-	u64 bad_pages;
+	u64 bad_pages;		/* damaged: no honest writer leaves one so */
+	u64 torn_pages;		/* reused by the writer while we read them */
 };
 
 struct ivring {

@@ -170,6 +170,7 @@ int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
 	s.read = c->read;
 	s.lost = c->lost + pending;
 	s.bad_pages = c->bad_pages;
+	s.torn_pages = c->torn_pages;
 	/*
 	 * Versioned by sz, as libbpf's opts are: a caller built against an
 	 * older, shorter struct gets the fields it knows and nothing past

@@ -125,7 +125,13 @@ struct ivring_cpu_stats {
 	/* this reader's own counts */
 	uint64_t read;		/* events returned */
 	uint64_t lost;		/* events known lost, reported or pending */
-	uint64_t bad_pages;	/* sub-buffers skipped as corrupt or torn */
+	/*
+	 * Sub-buffers skipped: bad ones damaged, as no honest writer leaves
+	 * one; torn ones reused by the writer while r read them, because it
+	 * had lapped r (overwrite mode, or a snapshot of a discard ring).
+	 */
+	uint64_t bad_pages;
+	uint64_t torn_pages;
 };
 IVRING_API int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
 				 struct ivring_cpu_stats *st);
