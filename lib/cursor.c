@@ -368,6 +368,13 @@ static int load_page(struct ivring *r, u32 cpu, u32 *budget)
 		/* Paired with the writer's store-release of desc->seq. */
 		s1 = LOAD_ACQ(&d->seq);
 		if (s1 != c->seq) {
+			/*
+			 * An honest writer reuses the slot of the page at
+			 * commit_seq only from an interrupt, just before the
+			 * writer it interrupted stores the next commit_seq
+			 * (RING-DESIGN 7): wait for that store rather than
+			 * pass the newest page.
+			 */
 			if (c->seq == cs)
 				return 0;
 			skip_changed(r, cpu, s1);
