@@ -105,6 +105,7 @@ int ivr_attach(struct ivring *r)
 		u32 off = IVRING_POS_OFF(pos);
 
 		c->selected = true;
+		c->cs_copied = cs;
 		/*
 		 * A consumer owes an account of every event since the one it
 		 * resumes at, or since ticket 0 when it starts with the
@@ -192,6 +193,43 @@ static void skip_damaged(struct ivr_cpu *c)
 }
 
 /*
+ * Skip sub-buffer c->seq because the writer reused its slot under us.
+ *
+ * If the writer has published since our last good copy, it is running and
+ * has caught up with us: it reuses the slots from the oldest page on, in
+ * order, one for each page it starts.  A reader that moves on by one page
+ * lands on the slot it reuses next, and loses the race again for as long
+ * as the writer is the faster; each lost race costs a copy and cuts the
+ * trace once more.  So go half a ring past the oldest page of a fresh
+ * commit_seq.  The writer needs half a ring of pages to catch up again,
+ * so a slower reader cuts the trace once per half ring it falls behind
+ * rather than once per page, and a reader that was only held up gives up
+ * at most half of what the ring kept, at a gap it has anyway.
+ *
+ * A writer that has published nothing since has not published the page it
+ * reuses the slot for: it is about to, or it stopped halfway (a post-mortem
+ * read), or the descriptor only looks reused.  Move on by one, so that
+ * such a page costs only itself.  A writer that goes on publishes soon, so
+ * if it is chasing us, a later torn page says so.
+ *
+ * Either way the tickets of the page we land on count what we pass.
+ */
+static void skip_torn(struct ivring *r, u32 cpu)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+	/* Paired with the writer's store-release, as in load_page(). */
+	u64 cs = LOAD_ACQ(&ivr_shared_cpu(r, cpu)->commit_seq);
+	/* oldest_seq(cs) + n / 2 once the ring is full, never past cs */
+	u64 behind = (r->hdr.nr_subbufs - 1) / 2;
+	u64 next = c->seq + 1;
+
+	c->torn_pages++;
+	if (cs != c->cs_copied && cs >= behind && cs - behind > next)
+		next = cs - behind;
+	move_to(c, next);
+}
+
+/*
  * Skip sub-buffer c->seq because its descriptor changed to @desc_seq
  * while we looked: torn by the writer if that is a reuse, else damaged.
  */
@@ -203,8 +241,7 @@ static void skip_changed(struct ivring *r, u32 cpu, u64 desc_seq)
 		skip_damaged(c);
 		return;
 	}
-	c->torn_pages++;
-	move_to(c, c->seq + 1);
+	skip_torn(r, cpu);
 }
 
 /*
@@ -425,6 +462,7 @@ static int load_page(struct ivring *r, u32 cpu, u32 *budget)
 
 		if (len > c->page_len)
 			c->page_len = len;
+		c->cs_copied = cs;
 		c->page_final = c->seq < cs;
 		c->page_loaded = true;
 		if (fresh)

@@ -47,6 +47,7 @@ struct ivr_cpu {
 	bool page_loaded;	/* the copy is of sub-buffer seq */
 	bool page_bad;		/* a corrupt record: skip the rest of the page */
 	bool page_final;	/* seq < commit_seq when copied: will not grow */
+	u64 cs_copied;		/* commit_seq at the last good copy (or attach) */
 	bool have_ev;		/* ev holds the next event, not yet returned */
 	struct ivring_event ev;
 	u32 ev_end;		/* off after ev, to consume it */
