@@ -7,8 +7,9 @@
  *
  * Nothing read from the segment is trusted: every length is checked against
  * the copy, every loop is bounded, and a damaged sub-buffer is skipped and
- * counted.  Loss is computed from tickets, so it stays exact across skipped,
- * torn and overwritten sub-buffers.
+ * counted.  One that the writer reuses while we copy it is torn, not
+ * damaged, and counted apart.  Loss is computed from tickets, so it stays
+ * exact across skipped, torn and overwritten sub-buffers.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -122,6 +123,7 @@ int ivr_attach(struct ivring *r)
 
 		c->selected = true;
 		c->heap_idx = -1;
+		c->cs_copied = cs;
 		/*
 		 * A consumer owes an account of every event since the one it
 		 * resumes at, or since ticket 0 when it starts with the
@@ -189,18 +191,90 @@ void ivr_detach(struct ivring *r)
 
 void ivr_heartbeat(struct ivring *r)
 {
-	if (!r->peek)
+	if (!r->peek && r->attached)
 		STORE_REL(&ivr_host(r)->heartbeat, mono_ns());
 }
 
-static void page_gone(struct ivr_cpu *c, bool count)
+/* Go to sub-buffer @seq: nothing of the current copy carries over. */
+static void move_to(struct ivr_cpu *c, u64 seq)
 {
-	if (count)
-		c->bad_pages++;
-	c->seq++;
+	c->seq = seq;
 	c->off = 0;
 	c->page_loaded = false;
 	c->page_bad = false;
+}
+
+/*
+ * Does @desc_seq, read back from the descriptor of sub-buffer @seq after
+ * @seq was published, say that an honest writer reused the slot?  It marks
+ * the slot BUSY | newer before it changes a byte, later publishes newer
+ * (RING-DESIGN 4, 6), and newer is @seq plus whole laps.  No writer puts
+ * anything else there: an older seq, or one of another slot, is damage.
+ */
+static bool slot_reused(const struct ivring *r, u64 seq, u64 desc_seq)
+{
+	u64 newer = desc_seq & ~IVRING_DESC_BUSY;
+
+	return newer > seq && !((newer - seq) % r->hdr.nr_subbufs);
+}
+
+/* Skip sub-buffer c->seq as damaged: tickets count what it held. */
+static void skip_damaged(struct ivr_cpu *c)
+{
+	c->bad_pages++;
+	move_to(c, c->seq + 1);
+}
+
+/*
+ * Skip sub-buffer c->seq because the writer reused its slot under us.
+ *
+ * If the writer has published since our last good copy, it is running and
+ * has caught up with us: it reuses the slots from the oldest page on, in
+ * order, one for each page it starts.  A reader that moves on by one page
+ * lands on the slot it reuses next, and loses the race again for as long
+ * as the writer is the faster; each lost race costs a copy and cuts the
+ * trace once more.  So go half a ring past the oldest page of a fresh
+ * commit_seq.  The writer needs half a ring of pages to catch up again,
+ * so a slower reader cuts the trace once per half ring it falls behind
+ * rather than once per page, and a reader that was only held up gives up
+ * at most half of what the ring kept, at a gap it has anyway.
+ *
+ * A writer that has published nothing since has not published the page it
+ * reuses the slot for: it is about to, or it stopped halfway (a post-mortem
+ * read), or the descriptor only looks reused.  Move on by one, so that
+ * such a page costs only itself.  A writer that goes on publishes soon, so
+ * if it is chasing us, a later torn page says so.
+ *
+ * Either way the tickets of the page we land on count what we pass.
+ */
+static void skip_torn(struct ivring *r, u32 cpu)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+	/* Paired with the writer's store-release, as in load_page(). */
+	u64 cs = LOAD_ACQ(&ivr_shared_cpu(r, cpu)->commit_seq);
+	/* oldest_seq(cs) + n / 2 once the ring is full, never past cs */
+	u64 behind = (r->hdr.nr_subbufs - 1) / 2;
+	u64 next = c->seq + 1;
+
+	c->torn_pages++;
+	if (cs != c->cs_copied && cs >= behind && cs - behind > next)
+		next = cs - behind;
+	move_to(c, next);
+}
+
+/*
+ * Skip sub-buffer c->seq because its descriptor changed to @desc_seq
+ * while we looked: torn by the writer if that is a reuse, else damaged.
+ */
+static void skip_changed(struct ivring *r, u32 cpu, u64 desc_seq)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+
+	if (!slot_reused(r, c->seq, desc_seq)) {
+		skip_damaged(c);
+		return;
+	}
+	skip_torn(r, cpu);
 }
 
 /*
@@ -355,10 +429,7 @@ static int load_page(struct ivring *r, u32 cpu, u32 *budget)
 			return 0;
 		if (cs - c->seq >= n) {
 			/* Overwritten while we were away: tickets count the loss. */
-			c->seq = oldest_seq(r, cs);
-			c->off = 0;
-			c->page_loaded = false;
-			c->page_bad = false;
+			move_to(c, oldest_seq(r, cs));
 		}
 		slot = c->seq % n;
 		d = ivr_desc(r, cpu, slot);
@@ -367,19 +438,26 @@ static int load_page(struct ivring *r, u32 cpu, u32 *budget)
 		/* Paired with the writer's store-release of desc->seq. */
 		s1 = LOAD_ACQ(&d->seq);
 		if (s1 != c->seq) {
+			/*
+			 * An honest writer reuses the slot of the page at
+			 * commit_seq only from an interrupt, just before the
+			 * writer it interrupted stores the next commit_seq
+			 * (RING-DESIGN 7): wait for that store rather than
+			 * pass the newest page.
+			 */
 			if (c->seq == cs)
 				return 0;
-			/* Reused (overwrite mode), or a descriptor that lies. */
-			page_gone(c, !(s1 & IVRING_DESC_BUSY) && s1 < c->seq);
+			skip_changed(r, cpu, s1);
 			continue;
 		}
 		/* Paired with the writer's store-release of the commit word. */
 		commit = LOAD_ACQ(&((struct ivring_subbuf_hdr *)page)->commit);
 		len = commit & ~(u64)IVRING_COMMIT_FLAGS;
 		if ((commit & ~(u64)IVRING_COMMIT_FLAGS) > r->rec_area) {
+			/* No writer commits more than a page, reused or not. */
 			if (c->seq == cs)
 				return 0;
-			page_gone(c, true);
+			skip_damaged(c);
 			continue;
 		}
 
@@ -402,7 +480,7 @@ static int load_page(struct ivring *r, u32 cpu, u32 *budget)
 		ivr_rmb();
 		s2 = LOAD(&d->seq);
 		if (s2 != c->seq) {
-			page_gone(c, true);
+			skip_changed(r, cpu, s2);
 			continue;
 		}
 		/*
@@ -417,6 +495,7 @@ static int load_page(struct ivring *r, u32 cpu, u32 *budget)
 
 		if (len > c->page_len)
 			c->page_len = len;
+		c->cs_copied = cs;
 		c->page_final = c->seq < cs;
 		c->page_loaded = true;
 		if (fresh)
@@ -479,7 +558,7 @@ int ivr_cpu_peek(struct ivring *r, u32 cpu)
 				return 0;
 			continue;
 		}
-		page_gone(c, false);
+		move_to(c, c->seq + 1);
 		ivr_cpu_consumed(r, cpu);
 	}
 	return 0;
@@ -589,12 +668,12 @@ int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
 			c->read += pg->events;
 			c->pending_lost = 0;
 			if (c->page_final && (c->page_bad || c->off == c->page_len))
-				page_gone(c, false);
+				move_to(c, c->seq + 1);
 			return 1;
 		}
 		if (!c->page_final)
 			return 0;
-		page_gone(c, false);
+		move_to(c, c->seq + 1);
 		ivr_cpu_consumed(r, cpu);
 	}
 	return 0;

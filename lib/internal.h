@@ -59,6 +59,7 @@ struct ivr_cpu {
 	bool page_loaded;	/* the copy is of sub-buffer seq */
 	bool page_bad;		/* a corrupt record: skip the rest of the page */
 	bool page_final;	/* seq < commit_seq when copied: will not grow */
+	u64 cs_copied;		/* commit_seq at the last good copy (or attach) */
 	bool have_ev;		/* ev holds the next event, not yet returned */
 	int heap_idx;		/* place in ivring.heap, or -1 */
 	struct ivring_event ev;
@@ -67,7 +68,8 @@ struct ivr_cpu {
 	/* counters for ivring_cpu_stats */
 	u64 read;
 	u64 lost;
-	u64 bad_pages;
+	u64 bad_pages;		/* damaged: no honest writer leaves one so */
+	u64 torn_pages;		/* reused by the writer while we read them */
 };
 
 /* A format text that passed framing, a unique id and the grammar. */

@@ -58,7 +58,11 @@ static int check_generation(struct ivring *r)
 	if (ret) {
 		ivr_detach(r);
 		r->attach_err = ret;
-		r->failed_hdr = r->hdr;
+		/* A header that did not even load is compared with nothing. */
+		if (r->hdr.generation == LOAD(&live->generation))
+			r->failed_hdr = r->hdr;
+		else
+			memset(&r->failed_hdr, 0, sizeof(r->failed_hdr));
 		snprintf(r->attach_msg, sizeof(r->attach_msg), "%s", r->err);
 		return ret;
 	}
@@ -274,6 +278,9 @@ static int flush_mapped(struct ivring *r, void *arg)
 {
 	u32 cpu;
 
+	/* Between generations the host area we knew may be the guest's now. */
+	if (!r->attached)
+		return 0;
 	for (cpu = 0; cpu < r->ncpus; cpu++)
 		ivr_cpu_store_pos(r, cpu);
 	ivr_heartbeat(r);
@@ -363,16 +370,23 @@ int ivring__poll(struct ivring *r, int timeout_ms)
 	}
 }
 
-int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
-		      struct ivring_cpu_stats *st)
+struct cpu_stats_args {
+	unsigned int cpu;
+	struct ivring_cpu_stats *st;
+};
+
+static int cpu_stats_mapped(struct ivring *r, void *arg)
 {
-	struct ivring_cpu_stats s = { .sz = sizeof(s) };
+	struct cpu_stats_args *a = arg;
+	struct ivring_cpu_stats *st = a->st, s = { 0 };
+	unsigned int cpu = a->cpu;
 	struct ivring_cpu *sh;
 	struct ivr_cpu *c;
 	u64 cs, pending = 0, issued;
 
-	if (!st || st->sz < sizeof(s))
-		return -EINVAL;
+	/* A handle whose move to a new generation failed has no cursors. */
+	if (!r->attached && r->attach_err)
+		return ivr_err(r, r->attach_err, "%s", r->attach_msg);
 	if (cpu >= r->ncpus)
 		return ivr_err(r, -ERANGE, "CPU %u out of range: the segment has %u",
 			       cpu, r->ncpus);
@@ -398,6 +412,27 @@ int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
 	s.read = c->read;
 	s.lost = c->lost + pending;
 	s.bad_pages = c->bad_pages;
-	memcpy(st, &s, sizeof(s));
+	s.torn_pages = c->torn_pages;
+	/*
+	 * Versioned by sz, as libbpf's opts are: a caller built against an
+	 * older, shorter struct gets the fields it knows and nothing past
+	 * them; a newer one learns from sz how much we filled.
+	 */
+	s.sz = st->sz < sizeof(s) ? st->sz : sizeof(s);
+	memcpy(st, &s, s.sz);
 	return 0;
+}
+
+int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
+		      struct ivring_cpu_stats *st)
+{
+	struct cpu_stats_args a = { cpu, st };
+
+	if (!st)
+		return ivr_err(r, -EINVAL, "cpu stats: no struct to fill");
+	if (st->sz < sizeof(st->sz))
+		return ivr_err(r, -EINVAL,
+			       "cpu stats: sz %zu; set it to sizeof(struct ivring_cpu_stats)",
+			       st->sz);
+	return ivr_guarded(r, cpu_stats_mapped, &a);
 }

@@ -206,6 +206,11 @@ struct ivring_page {
 IVRING_API int ivring__read_page(struct ivring *r, unsigned int cpu,
 				 struct ivring_page *pg, unsigned int flags);
 
+/*
+ * Set sz to sizeof(struct ivring_cpu_stats) before the call.  Fields are
+ * only ever added at the end: the call fills as many bytes as both sides
+ * know and leaves that count in sz.
+ */
 struct ivring_cpu_stats {
 	size_t sz;
 	/* as the guest published them: tracefs per_cpu/cpuN/stats */
@@ -220,7 +225,13 @@ struct ivring_cpu_stats {
 	/* this reader's own counts */
 	uint64_t read;		/* events returned */
 	uint64_t lost;		/* events known lost, reported or pending */
-	uint64_t bad_pages;	/* sub-buffers skipped as corrupt or torn */
+	/*
+	 * Sub-buffers skipped: bad ones damaged, as no honest writer leaves
+	 * one; torn ones reused by the writer while r read them, because it
+	 * had lapped r (overwrite mode, or a snapshot of a discard ring).
+	 */
+	uint64_t bad_pages;
+	uint64_t torn_pages;
 };
 IVRING_API int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
 				 struct ivring_cpu_stats *st);

@@ -111,6 +111,9 @@ TEST_F(discard, newest_dropped_and_counted)
 			       (unsigned long long)got[cpu],
 			       (unsigned long long)st.lost);
 		EXPECT_EQ(0, lost_seen[cpu]);
+		/* Dropping happens between pages: none is torn or damaged. */
+		EXPECT_EQ(0, st.bad_pages);
+		EXPECT_EQ(0, st.torn_pages);
 	}
 
 	/*

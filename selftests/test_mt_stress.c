@@ -9,7 +9,10 @@
  * (cpu, signal).  Numbers are taken whether or not the write succeeds, so
  * the reader can prove that each event arrived exactly once or was counted
  * lost: no duplicate, strictly increasing per stream, and per CPU the
- * numbers that never arrived equal the loss the reader reports.
+ * numbers that never arrived equal the loss the reader reports.  The
+ * writers are honest: no sub-buffer is damaged (bad pages 0), and in
+ * discard mode, where no slot the reader has not consumed is reused, none
+ * is torn either.
  *
  * IVRING_STRESS_EVENTS sets the total of task events: by default 10000000,
  * and 2000000 in the TSan build, which makes every access several times
@@ -280,16 +283,20 @@ TEST_F_TIMEOUT(stress, exactly_once_or_lost, 600)
 			       cpu, (unsigned long long)missing,
 			       (unsigned long long)st.lost);
 		EXPECT_LE(x->ev_lost[cpu], st.lost);
+		EXPECT_EQ(0, st.bad_pages);
+		if (variant->mode == IVRING_MODE_DISCARD)
+			EXPECT_EQ(0, st.torn_pages);
 		/* The writer's own books agree. */
 		EXPECT_EQ(written, seg_cpu(&self->s, cpu)->entries +
 			  seg_cpu(&self->s, cpu)->dropped);
 		EXPECT_GT(w[cpu].sig_seq, 0);
-		TH_LOG("cpu %u: task %llu + nested %llu written, %llu read, %llu lost (%llu dropped, %llu overrun)",
+		TH_LOG("cpu %u: task %llu + nested %llu written, %llu read, %llu lost (%llu dropped, %llu overrun), %llu torn pages",
 		       cpu, (unsigned long long)w[cpu].task_seq,
 		       (unsigned long long)w[cpu].sig_seq,
 		       (unsigned long long)st.read, (unsigned long long)st.lost,
 		       (unsigned long long)st.dropped,
-		       (unsigned long long)st.overrun);
+		       (unsigned long long)st.overrun,
+		       (unsigned long long)st.torn_pages);
 	}
 	ivring__close(x->r);
 	free(x);

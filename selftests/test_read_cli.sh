@@ -111,7 +111,8 @@ if [ -s "$tmp/out" ]; then not_ok "consumed events are gone"; else ok "consumed 
 
 "$read_bin" -p --stats "$seg" >/dev/null 2>"$tmp/err"
 if grep -q '^entries: 9$' "$tmp/err" && grep -q '^read events: 6$' "$tmp/err" &&
-   grep -q '^dropped events: 0$' "$tmp/err" && grep -q '^now ts:  5003.123457$' "$tmp/err"; then
+   grep -q '^dropped events: 0$' "$tmp/err" && grep -q '^now ts:  5003.123457$' "$tmp/err" &&
+   grep -q '^bad pages: 0$' "$tmp/err" && grep -q '^torn pages: 0$' "$tmp/err"; then
 	ok "--stats"
 else
 	not_ok "--stats"

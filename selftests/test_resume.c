@@ -43,9 +43,18 @@ FIXTURE_TEARDOWN(resume)
 	seg_destroy(&self->s);
 }
 
+/* Nothing skipped: the writer is honest and idle while we read. */
+static bool no_skipped_pages(struct ivring *r)
+{
+	struct ivring_cpu_stats st = { .sz = sizeof(st) };
+
+	return !ivring__cpu_stats(r, 0, &st) && !st.bad_pages &&
+	       !st.torn_pages;
+}
+
 /*
- * Read the rest: every event once, in order, no loss, starting at @first or,
- * if @or_next, at @first + 1.
+ * Read the rest: every event once, in order, no loss, no skipped page,
+ * starting at @first or, if @or_next, at @first + 1.
  */
 static int drain_from(struct seg *s, u64 first, bool or_next)
 {
@@ -69,6 +78,8 @@ static int drain_from(struct seg *s, u64 first, bool or_next)
 		}
 		want++;
 	}
+	if (!no_skipped_pages(r))
+		ret = -1;
 	ivring__close(r);
 	return ret == 0 && want == NR_EVENTS ? 0 : -1;
 }
@@ -218,6 +229,8 @@ TEST(resume_after_overwrite)
 	}
 	EXPECT_EQ(0, n);
 	EXPECT_EQ(5000, i);
+	/* Lapped before it opened, but nothing was torn while it read. */
+	EXPECT_TRUE(no_skipped_pages(r));
 	ivring__close(r);
 	seg_destroy(&s);
 }

@@ -2,8 +2,9 @@
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
  * Writer to reader, end to end through the public API: the merge by time
- * across CPUs, peek against consume, and decoding of the synth events
- * through the formats found in the segment.
+ * across CPUs, peek against consume, decoding of the synth events through
+ * the formats found in the segment, and statistics for callers built
+ * against an older or a newer struct.
  */
 #include "kselftest_harness.h"
 #include "seg_util.h"
@@ -144,6 +145,64 @@ TEST(decode_synth)
 	/* The comm comes from the switch event itself, as trace-cmd does. */
 	expect_line(_metadata, r, &ev, "prev-100 ");
 	expect_line(_metadata, r, &ev, " [001] ");
+	ivring__close(r);
+	seg_destroy(&s);
+}
+
+/*
+ * struct ivring_cpu_stats grows at its end.  A caller built against a
+ * shorter one gets the fields it knows and nothing past its sz; a longer
+ * one gets ours and learns from sz where they end.
+ */
+TEST(cpu_stats_sz)
+{
+	const size_t full = sizeof(struct ivring_cpu_stats);
+	const size_t shorter = full - sizeof(uint64_t);	/* one field fewer */
+	struct ivring_cpu_stats st = { .sz = full };
+	union {
+		struct ivring_cpu_stats st;
+		u8 b[sizeof(struct ivring_cpu_stats) + 16];
+	} u;
+	struct ivring_event ev;
+	struct ivring *r;
+	struct seg s;
+	size_t i;
+
+	ASSERT_EQ(0, seg_create(&s, 1 << 20, 1, 4096, 0, IVRING_MODE_DISCARD,
+				NULL));
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(0, seg_write_seq(&s, 0, i, 0));
+	ASSERT_EQ(0, seg_open(&s, 0, &r));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(1, ivring__next(r, &ev));
+	ASSERT_EQ(0, ivring__cpu_stats(r, 0, &st));
+	EXPECT_EQ(full, st.sz);
+	EXPECT_EQ(10, st.entries);
+	EXPECT_EQ(4, st.read);
+
+	memset(&u, 0xa5, sizeof(u));
+	u.st.sz = shorter;
+	ASSERT_EQ(0, ivring__cpu_stats(r, 0, &u.st)) TH_LOG("%s", ivring__errmsg(r));
+	EXPECT_EQ(shorter, u.st.sz);
+	EXPECT_EQ(0, memcmp(&st.entries, &u.st.entries,
+			    shorter - offsetof(struct ivring_cpu_stats, entries)));
+	for (i = shorter; i < sizeof(u); i++)
+		ASSERT_EQ(0xa5, u.b[i]) TH_LOG("byte %zu written past sz %zu",
+					       i, shorter);
+
+	memset(&u, 0xa5, sizeof(u));
+	u.st.sz = sizeof(u);
+	ASSERT_EQ(0, ivring__cpu_stats(r, 0, &u.st));
+	EXPECT_EQ(full, u.st.sz);
+	EXPECT_EQ(0, memcmp(&st, &u.st, full));
+	for (i = full; i < sizeof(u); i++)
+		ASSERT_EQ(0xa5, u.b[i]) TH_LOG("byte %zu written past ours", i);
+
+	/* Not even sz fits: refused, with a reason. */
+	u.st.sz = sizeof(u.st.sz) - 1;
+	EXPECT_EQ(-EINVAL, ivring__cpu_stats(r, 0, &u.st));
+	EXPECT_NE(NULL, strstr(ivring__errmsg(r), "sizeof(struct ivring_cpu_stats)"));
+	EXPECT_EQ(-EINVAL, ivring__cpu_stats(r, 0, NULL));
 	ivring__close(r);
 	seg_destroy(&s);
 }

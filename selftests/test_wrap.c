@@ -122,6 +122,8 @@ TEST_F(wrap, every_event_once)
 		EXPECT_EQ(written[cpu], st.read);
 		EXPECT_EQ(0, st.lost);
 		EXPECT_EQ(0, st.bad_pages);
+		/* A reader that keeps up is never lapped, in either mode. */
+		EXPECT_EQ(0, st.torn_pages);
 		EXPECT_EQ(0, st.unread);
 	}
 	/* Stopped and drained: the reader says so. */

@@ -395,6 +395,7 @@ static void print_stats(struct ivring *r, const struct read_opts *o)
 		fprintf(stderr, "unread events: %" PRIu64 "\n", st.unread);
 		fprintf(stderr, "lost events: %" PRIu64 "\n", st.lost);
 		fprintf(stderr, "bad pages: %" PRIu64 "\n", st.bad_pages);
+		fprintf(stderr, "torn pages: %" PRIu64 "\n", st.torn_pages);
 	}
 }
 

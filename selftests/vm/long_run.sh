@@ -15,13 +15,14 @@
 #
 # Discard mode by default, because there the writer never reuses a
 # sub-buffer the reader has not consumed: a reader that falls behind costs
-# dropped events, never a torn copy, so any bad page is a real corruption,
-# and the losses are exact.  With IVRING_LONG_RUN_MODE=overwrite
-# (overwrite_live.sh) the writer laps the live reader instead, and the
-# reader must detect every sub-buffer rewritten under its copy: a torn copy
-# that got through would fail to parse (a bad page) or break the time
-# order.  Asserted, per CPU:
-#   - no bad pages (sub-buffers the reader skipped as corrupt or torn);
+# dropped events, never a torn copy, and the losses are exact.  With
+# IVRING_LONG_RUN_MODE=overwrite (overwrite_live.sh) the writer laps the
+# live reader instead, and the reader must detect every sub-buffer
+# rewritten under its copy and skip it as torn (counted in "torn pages"):
+# a torn copy that got through would fail to parse (a bad page) or break
+# the time order.  Asserted, per CPU:
+#   - no bad pages (sub-buffers the reader skipped as damaged: the writer
+#     is honest); in discard mode no torn pages either;
 #   - discard: read == entries and lost == dropped, nothing overwritten;
 #     overwrite: nothing dropped and read + lost == entries;
 #   - nothing unread, and the host's entries/dropped/overrun are the
@@ -147,11 +148,11 @@ END {
 		e = gstat[c, "entries"]; d = gstat[c, "dropped events"]; o = gstat[c, "overrun"]
 		by = gstat[c, "bytes"]
 		r = hstat[c, "read events"]; l = hstat[c, "lost events"]; b = hstat[c, "bad pages"]
-		u = hstat[c, "unread events"]
+		u = hstat[c, "unread events"]; t = hstat[c, "torn pages"]
 		wraps = by / (4096 * nsub)
-		printf "# cpu%d: guest entries %s, dropped %s, overrun %s, %.0f ring laps; host read %s + lost %s (LOST lines %d), unread %s, %d lines, bad pages %s; %d interrupt events, %d syscalls interrupted (%d events)\n", \
-			c, e, d, o, wraps, r, l, nlost[c], u, lines[c], b, nintr[c], nested[c], nested_ev[c]
-		if (e == "" || d == "" || o == "" || r == "" || l == "" || b == "" || u == "") {
+		printf "# cpu%d: guest entries %s, dropped %s, overrun %s, %.0f ring laps; host read %s + lost %s (LOST lines %d), unread %s, %d lines, bad pages %s, torn pages %s; %d interrupt events, %d syscalls interrupted (%d events)\n", \
+			c, e, d, o, wraps, r, l, nlost[c], u, lines[c], b, t, nintr[c], nested[c], nested_ev[c]
+		if (e == "" || d == "" || o == "" || r == "" || l == "" || b == "" || u == "" || t == "") {
 			bad("cpu" c ": a counter is missing"); continue
 		}
 		if (b != 0) bad("cpu" c ": " b " bad pages")
@@ -161,6 +162,7 @@ END {
 			if (o != 0) bad("cpu" c ": overrun " o " in discard mode")
 			if (r != e + 0) bad("cpu" c ": read " r " != entries " e)
 			if (l != d + 0) bad("cpu" c ": lost " l " != dropped " d)
+			if (t != 0) bad("cpu" c ": " t " torn pages in discard mode")
 		} else {
 			if (d != 0) bad("cpu" c ": dropped " d " in overwrite mode")
 			if (r + l != e + 0) bad("cpu" c ": read " r " + lost " l " != entries " e)
