@@ -207,6 +207,7 @@ $(SO_FILE): $(PIC_OBJS) lib/libivring.map
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -fPIC -Wl,-soname,$(SO_NAME) \
 		-Wl,--version-script=lib/libivring.map -Wl,--no-undefined \
+		-Wl,-z,nodelete \
 		-o $@ $(PIC_OBJS) $(LIBS)
 	$(Q)ln -sf $(notdir $@) $(B)/lib/$(SO_NAME)
 	$(Q)ln -sf $(SO_NAME) $(B)/lib/libivring.so

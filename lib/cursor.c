@@ -76,8 +76,12 @@ void ivr_cpu_store_pos(struct ivring *r, u32 cpu)
 		return;
 	/* The ticket first: a reader that dies between the two stores resumes
 	 * at most one event early, which it then counts as delivered. */
-	__atomic_store_n(&ivr_host_cpu(r, cpu)->consumer_ticket, c->ticket,
-			 __ATOMIC_RELAXED);
+	/*
+	 * Less the loss not yet reported with an event: the next reader
+	 * finds it again from the tickets and reports it.
+	 */
+	__atomic_store_n(&ivr_host_cpu(r, cpu)->consumer_ticket,
+			 c->ticket - c->pending_lost, __ATOMIC_RELAXED);
 	/* Paired with the writer's acquire in consumer_seq(): we are done
 	 * with every byte before this position. */
 	STORE_REL(&ivr_host_cpu(r, cpu)->consumer_pos, IVRING_POS(c->seq, c->off));
@@ -180,6 +184,8 @@ void ivr_detach(struct ivring *r)
 		free(r->cpus[cpu].page);
 	free(r->cpus);
 	free(r->heap);
+	free(r->page_out);	/* sized by this generation's subbuf_size */
+	r->page_out = NULL;
 	r->cpus = NULL;
 	r->heap = NULL;
 	r->heap_len = 0;

@@ -30,7 +30,12 @@
 
 #include "internal.h"
 
-static __thread struct ivr_guard *guard_top;
+/*
+ * initial-exec: the handler reads it, and a dynamic TLS access could call
+ * malloc on a thread's first touch, which a signal handler must not.
+ */
+static __thread struct ivr_guard *guard_top
+	__attribute__((tls_model("initial-exec")));
 static struct sigaction prev_action;
 static pthread_once_t install_once = PTHREAD_ONCE_INIT;
 
@@ -125,12 +130,16 @@ int ivr_guarded(struct ivring *r, int (*fn)(struct ivring *r, void *arg),
 
 	if (r->gone)
 		return ivr_err(r, r->gone, "%s", r->gone_msg);
+	/*
+	 * Pushed before the sigsetjmp(): nothing in g changes between it and
+	 * a jump back, so reading g after the jump is well defined.
+	 */
+	ivr_guard_push(&g, r);
 	if (sigsetjmp(g.env, 0)) {
 		ret = ivr_guard_fault(&g);
 		snprintf(r->gone_msg, sizeof(r->gone_msg), "%s", r->err);
 		return ret;
 	}
-	ivr_guard_push(&g, r);
 	ret = fn(r, arg);
 	ivr_guard_pop(&g);
 	return ret;

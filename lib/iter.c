@@ -57,6 +57,9 @@ static int check_generation(struct ivring *r)
 		ret = ivr_attach(r);
 	if (ret) {
 		ivr_detach(r);
+		/* A lack of memory may pass: only a verdict on the header is kept. */
+		if (ret == -ENOMEM)
+			return ret;
 		r->attach_err = ret;
 		/* A header that did not even load is compared with nothing. */
 		if (r->hdr.generation == LOAD(&live->generation))
@@ -266,6 +269,8 @@ int ivring__next_cpu(struct ivring *r, unsigned int cpu, struct ivring_event *ev
 
 int ivring__select_cpu(struct ivring *r, unsigned int cpu, bool on)
 {
+	if (!r)
+		return -EINVAL;
 	if (cpu >= r->ncpus)
 		return ivr_err(r, -ERANGE, "CPU %u out of range: the segment has %u",
 			       cpu, r->ncpus);
@@ -289,6 +294,8 @@ static int flush_mapped(struct ivring *r, void *arg)
 
 int ivring__flush(struct ivring *r)
 {
+	if (!r)
+		return -EINVAL;
 	/* With explicit commits only ivring__commit() may store positions. */
 	if (r->peek || r->explicit_commit)
 		return 0;
@@ -428,6 +435,8 @@ int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
 {
 	struct cpu_stats_args a = { cpu, st };
 
+	if (!r)
+		return -EINVAL;
 	if (!st)
 		return ivr_err(r, -EINVAL, "cpu stats: no struct to fill");
 	if (st->sz < sizeof(st->sz))

@@ -337,7 +337,9 @@ static int close_mapped(struct ivring *r, void *arg)
 {
 	if (!r->explicit_commit)
 		ivring__flush(r);
-	ivr_heartbeat(r);
+	/* The flush may have found the mapping gone. */
+	if (!r->gone)
+		ivr_heartbeat(r);
 	return 0;
 }
 

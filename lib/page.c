@@ -49,6 +49,8 @@ int ivring__read_page(struct ivring *r, unsigned int cpu,
 
 	if (!r || !pg || pg->sz < sizeof(pg->sz))
 		return -EINVAL;
+	if (r->gone)
+		return ivr_guarded(r, read_page_mapped, &a);
 	if (flags & ~IVRING_PAGE_PARTIAL)
 		return ivr_err(r, -EINVAL, "ivring__read_page: unknown flags %#x",
 			       flags & ~IVRING_PAGE_PARTIAL);

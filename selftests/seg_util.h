@@ -133,6 +133,38 @@ seg_create(struct seg *s, u64 size, u32 nr_cpus, u32 subbuf_size,
 	return 0;
 }
 
+/*
+ * The guest formats @s again, as a module reload does: a new generation in
+ * the same file, with sub-buffers of @subbuf_size, LIVE.  0 or -errno.
+ */
+static __attribute__((unused)) int seg_reformat(struct seg *s, u32 subbuf_size)
+{
+	struct ivring_header lay;
+	u64 need, (*clock)(void) = s->w.clock;
+	int ret;
+
+	s->p.subbuf_size = subbuf_size;
+	s->p.nr_subbufs = 0;
+	ret = ivring_layout(&s->p, &lay, &need);
+	if (ret)
+		return ret;
+	free(s->cpus);
+	free(s->slots);
+	s->cpus = aligned_alloc(IVRING_CACHELINE, s->p.nr_cpus * sizeof(*s->cpus));
+	s->slots = calloc((size_t)s->p.nr_cpus * lay.nr_subbufs, sizeof(*s->slots));
+	if (!s->cpus || !s->slots)
+		return -ENOMEM;
+	memset(&s->w, 0, sizeof(s->w));
+	s->w.clock = clock;
+	ret = ivring_format(&s->w, s->base, &s->p, seg_generation(), s->cpus,
+			    s->slots);
+	if (!ret)
+		ret = synth_add_formats(&s->w);
+	if (!ret)
+		ivring_set_state(&s->w, IVRING_STATE_LIVE);
+	return ret;
+}
+
 static __attribute__((unused)) void seg_destroy(struct seg *s)
 {
 	if (s->base)

@@ -250,4 +250,33 @@ TEST(partial)
 	seg_destroy(&s);
 }
 
+/* A new generation with larger sub-buffers under a page reader. */
+TEST(larger_generation)
+{
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	struct ivring *r;
+	struct seg s;
+	int i;
+
+	ASSERT_EQ(0, seg_create(&s, 4 << 20, 1, 256, 0, IVRING_MODE_DISCARD,
+				NULL));
+	for (i = 0; i < 50; i++)
+		ASSERT_EQ(0, seg_write_seq(&s, 0, i, 0));
+	ASSERT_EQ(0, seg_open(&s, 0, &r));
+	ASSERT_EQ(1, ivring__read_page(r, 0, &pg, 0));
+	ASSERT_EQ(256, pg.size);
+
+	/* The guest reloads its module with 64 KiB sub-buffers. */
+	ASSERT_EQ(0, seg_reformat(&s, 65536));
+	for (i = 0; i < 3000; i++)
+		ASSERT_EQ(0, seg_write_seq(&s, 0, i, 0));
+	ivring_set_state(&s.w, IVRING_STATE_STOPPED);
+	ASSERT_EQ(-ESTALE, ivring__read_page(r, 0, &pg, 0));
+	ASSERT_EQ(1, ivring__read_page(r, 0, &pg, 0));
+	ASSERT_EQ(65536, pg.size);
+	ASSERT_LT(256, pg.len);
+	ivring__close(r);
+	seg_destroy(&s);
+}
+
 TEST_HARNESS_MAIN

@@ -250,7 +250,7 @@ static int exit_code(int err)
 
 static int open_segment(const struct read_opts *o, struct ivring **r)
 {
-	char err[512] = "";
+	char err[PATH_MAX + 512] = "";
 	struct ivring_open_opts oo = {
 		.sz = sizeof(oo),
 		.flags = o->peek ? IVRING_OPEN_PEEK : IVRING_OPEN_EXPLICIT_COMMIT,
@@ -377,7 +377,10 @@ static void print_stats(struct ivring *r, const struct read_opts *o)
 	struct ivring_info info = { .sz = sizeof(info) };
 	unsigned int cpu;
 
-	ivring__info(r, &info);
+	if (ivring__info(r, &info)) {
+		tool_warn("no statistics: %s", ivring__errmsg(r));
+		return;
+	}
 	for (cpu = 0; cpu < info.nr_cpus; cpu++) {
 		struct ivring_cpu_stats st = { .sz = sizeof(st) };
 
@@ -477,7 +480,7 @@ static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 	char *line = malloc(line_len);
 	bool told_stopped = false;
 	struct ivring_event ev;
-	unsigned int batch = 0;
+	unsigned int batch = 0, stale_run = 0;
 	uint64_t gen;
 	int ret, err = 0;
 
@@ -491,6 +494,7 @@ static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 		ret = ivring__next(r, &ev);
 		if (ret > 0) {
 			told_stopped = false;
+			stale_run = 0;
 			err = print_event(r, &ev, want, out, &line, &line_len, n);
 			if (!err && ++batch == COMMIT_EVERY) {
 				batch = 0;
@@ -518,6 +522,12 @@ static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 				continue;
 		}
 		if (ret == -ESTALE) {
+			/*
+			 * A guest that re-formats again and again, with no
+			 * event in between, must not keep us busy: back off.
+			 */
+			if (stale_run++)
+				sleep_ns(BACKOFF_MAX_NS);
 			ivring__info(r, &info);
 			tool_warn("segment re-formatted (generation %" PRIu64 " -> %" PRIu64 "), following the new generation",
 			     gen, info.generation);
