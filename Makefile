@@ -49,14 +49,23 @@ B		:= build
 KSFT_DIR	:= $(B)/kselftest
 LINUX_SOURCE	?= /usr/src/linux-source-6.1.tar.xz
 
-# The guest kernel's headers: Debian's newest (by version: -10 is newer than
-# -9), else the running kernel's.  tools/ivring-vm boots the same version.
-# Only the generic flavour: -rt-amd64 and -cloud-amd64 would sort above it.
-DEB_KDIR	:= $(shell ls -d /usr/src/linux-headers-*[0-9]-amd64 2>/dev/null | \
-			sort -V | tail -n 1)
+# The guest kernel's headers: those of Debian's default kernel, the version
+# that linux-headers-amd64 depends on.  A newer kernel installed beside it
+# (6.12 from bookworm, an -rt flavour) never becomes the default by being
+# newer; "make modules-all" builds for every installed one.  Without the
+# meta package: the newest 6.1 generic headers, else the running kernel's.
+# tools/ivring-vm boots the version the module was built for.
+DEB_KVER	:= $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 \
+			2>/dev/null | sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
+DEB_KDIR	:= $(firstword $(wildcard /usr/src/linux-headers-$(DEB_KVER)) \
+		     $(shell ls -d /usr/src/linux-headers-6.1.*[0-9]-amd64 \
+			2>/dev/null | sort -V | tail -n 1))
 ifndef KDIR
 KDIR		:= $(or $(DEB_KDIR),/lib/modules/$(shell uname -r)/build)
 endif
+# Every installed Debian kernel flavour that can run a test guest.
+ALL_KDIRS	:= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+			grep -v -e '-common' | sort -V)
 
 ifeq ($(V),1)
 Q		:=
@@ -263,7 +272,8 @@ $(KSFT_DIR)/kselftest.h: $(KSFT_DIR)/kselftest_harness.h
 
 .DEFAULT_GOAL	:= all
 .PHONY: all lib tools variants check check-build bench bench-guest demo \
-	demo-gen install uninstall clean deps module no-module module-clean FORCE
+	demo-gen install uninstall clean deps module module-test modules-all \
+	no-module module-clean FORCE
 
 # The module too when there are Debian's 6.1 headers (the module's probes
 # are checked against 6.1's prototypes) or KDIR is given; a host that only
@@ -290,7 +300,7 @@ check: FORCE
 
 # The recipe keeps make from saying "Nothing to be done".  The module is
 # for the guest tests, selftests/vm/.
-check-build: all variants module
+check-build: all variants module module-test
 	@:
 
 bench: $(plain_BENCHES)
@@ -368,25 +378,46 @@ deps:
 # --- the guest module -----------------------------------------------------
 
 # Kbuild writes its objects next to the sources, and 6.1 has no separate
-# output directory for external modules, so it builds in build/module/: a
-# tree of symbolic links to Kbuild, include/ and kmod/*.[ch].
+# output directory for external modules, so it builds in a directory of
+# symbolic links to Kbuild, include/ and kmod/*.[ch]:
+#   build/module/            ivring.ko for KDIR (the default kernel)
+#   build/module-test/       the same with IVRING_TEST: fault injection and
+#                            the test hooks that selftests/vm needs
+#   build/module-VERSION/    one per installed kernel (make modules-all),
+#                            with build/module-VERSION-test/ beside it
 MOD_DIR		:= $(abspath $(B)/module)
 
-module: FORCE
-	$(Q)mkdir -p $(MOD_DIR)/kmod
-	$(Q)find $(MOD_DIR)/kmod -maxdepth 1 -type l -delete
-	$(Q)ln -sfn $(CURDIR)/Kbuild $(MOD_DIR)/Kbuild
-	$(Q)ln -sfn $(CURDIR)/include $(MOD_DIR)/include
+# $(call build_module,DIR,KDIR,EXTRA kbuild variables)
+define build_module
+	$(Q)mkdir -p $(1)/kmod
+	$(Q)find $(1)/kmod -maxdepth 1 -type l -delete
+	$(Q)ln -sfn $(CURDIR)/Kbuild $(1)/Kbuild
+	$(Q)ln -sfn $(CURDIR)/include $(1)/include
 	$(Q)for f in $(wildcard $(CURDIR)/kmod/*.[ch]); do \
-		ln -sf $$f $(MOD_DIR)/kmod/; \
+		ln -sf $$f $(1)/kmod/; \
 	done
-	$(Q)test -r $(KDIR)/Makefile || { echo "no kernel headers in" \
-		"KDIR=$(KDIR); install linux-headers-amd64 (make deps)" >&2; \
+	$(Q)test -r $(2)/Makefile || { echo "no kernel headers in" \
+		"KDIR=$(2); install linux-headers-amd64 (make deps)" >&2; \
 		exit 1; }
-	$(MAKE) -C $(KDIR) M=$(MOD_DIR) modules
+	$(MAKE) -C $(2) M=$(1) $(3) modules
+endef
+
+module: FORCE
+	$(call build_module,$(MOD_DIR),$(KDIR),)
+
+module-test: FORCE
+	$(call build_module,$(MOD_DIR)-test,$(KDIR),IVRING_TEST=1)
+
+# Both builds for every installed kernel: the matrix of make check-matrix.
+modules-all: FORCE
+	$(Q)set -e; for k in $(ALL_KDIRS); do \
+		v=$${k#/usr/src/linux-headers-}; \
+		$(MAKE) --no-print-directory module MOD_DIR=$(MOD_DIR)-$$v KDIR=$$k; \
+		$(MAKE) --no-print-directory module-test MOD_DIR=$(MOD_DIR)-$$v KDIR=$$k; \
+	done
 
 module-clean: FORCE
-	rm -rf $(MOD_DIR)
+	rm -rf $(MOD_DIR) $(MOD_DIR)-*
 
 FORCE:
 

@@ -10,6 +10,9 @@
 #
 # Environment:
 #   IVRING_MODULE  the guest module (default: build/module/ivring.ko)
+#   IVRING_MODULE_TEST  its test build, with fault injection and test hooks
+#                  (default: the directory of IVRING_MODULE plus -test, as
+#                  make module-test and make modules-all lay them out)
 #   IVRING_TOOLS   where ivring-read is (default: build/tools, build/plain/tools)
 #   IVRING_VM_TIMEOUT  watchdog seconds per guest (default 180)
 #   IVRING_VM_KEEP     if the test fails, its files (console logs, reader
@@ -22,6 +25,7 @@ vm_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 vm_top=$(cd "$vm_here/../.." && pwd)
 ivring_vm=$vm_top/tools/ivring-vm
 module=${IVRING_MODULE:-$vm_top/build/module/ivring.ko}
+module_test=${IVRING_MODULE_TEST:-$(dirname "$module")-test/ivring.ko}
 vm_timeout=${IVRING_VM_TIMEOUT:-180}
 read_bin=
 for d in "${IVRING_TOOLS:-}" "$vm_top/build/tools" "$vm_top/build/plain/tools"; do
