@@ -31,11 +31,13 @@ struct ivr_common {
 /*
  * The same flags and counts as ftrace's tracing_gen_ctx_dec(), which is not
  * exported: a viewer's irqs-off/need-resched/hardirq/softirq column then
- * means the same for ivring's events as for the guest's own ftrace.
+ * means the same for ivring's events as for the guest's own ftrace.  @pc is
+ * preempt_count() as the tracepoint's caller left it, read before the
+ * probe disabled preemption itself.
  */
-static __always_inline void ivr_fill_common(struct ivr_common *c, u16 id)
+static __always_inline void ivr_fill_common(struct ivr_common *c, u16 id,
+					    unsigned int pc)
 {
-	unsigned int pc = preempt_count();
 	unsigned int depth = min_t(unsigned int, pc & 0xff, 0xf);
 	u8 flags = 0;
 
@@ -45,6 +47,7 @@ static __always_inline void ivr_fill_common(struct ivr_common *c, u16 id)
 		flags |= TRACE_FLAG_NMI;
 	if (pc & HARDIRQ_MASK)
 		flags |= TRACE_FLAG_HARDIRQ;
+	/* Not from @pc: PREEMPT_RT counts softirqs in the task. */
 	if (in_serving_softirq())
 		flags |= TRACE_FLAG_SOFTIRQ;
 	if (softirq_count() >> (SOFTIRQ_SHIFT + 1))
@@ -67,37 +70,59 @@ static __always_inline void ivr_fill_common(struct ivr_common *c, u16 id)
 	c->common_pid = current->pid;
 }
 
+#ifdef IVRING_TEST
+void ivr_test_preempt_point(void);	/* test_preempt.c */
+#else
+static __always_inline void ivr_test_preempt_point(void) { }
+#endif
+
 /*
  * Reserve @len bytes for event @ev on this CPU and fill the common fields.
- * Tracepoint callbacks run with preemption disabled (6.1's __DO_TRACE, also
- * for the _rcuidle variants), so the CPU cannot change under us and
- * rcu_dereference_sched() is legal.  A non-NULL return must be followed by
- * ivr_probe_end() with the same @w and @cpu.
+ * A non-NULL return must be followed by ivr_probe_end() with the same @w
+ * and @cpu.
+ *
+ * The writer needs the whole reserve, fill and commit to run on one CPU
+ * without another task writing to that CPU's sub-ring in between: only
+ * interrupts may nest, and they finish before we go on.  Debian's 6.1 and
+ * 6.12 call probes with preemption disabled, but syscall tracepoints run
+ * preemptible from 6.14, so the probe disables preemption itself, as
+ * ftrace's and perf's probes do.  The _notrace variants keep the function
+ * tracer out of the fast path.  This section is also what makes
+ * rcu_dereference_sched() legal, and what tracepoint_synchronize_unregister()
+ * (its synchronize_rcu()) waits for before an instance is freed.
  */
 static __always_inline void *ivr_probe_begin(const struct ivr_event *ev,
 					     u32 len, struct ivring_writer **w,
 					     unsigned int *cpu)
 {
+	unsigned int pc = preempt_count();
 	struct ivr_instance *inst;
 	void *p;
 
 	if (!READ_ONCE(ivr_tracing_on))
 		return NULL;
+	preempt_disable_notrace();
 	inst = rcu_dereference_sched(ivr_inst);
 	if (!inst)
-		return NULL;
+		goto out;
 	*w = &inst->w;
 	*cpu = smp_processor_id();
 	p = ivring_reserve(*w, *cpu, len);
-	if (p)
-		ivr_fill_common(p, ev->id);
+	if (!p)
+		goto out;
+	ivr_test_preempt_point();
+	ivr_fill_common(p, ev->id, pc);
 	return p;
+out:
+	preempt_enable_notrace();
+	return NULL;
 }
 
 static __always_inline void ivr_probe_end(struct ivring_writer *w,
 					  unsigned int cpu)
 {
 	ivring_commit(w, cpu);
+	preempt_enable_notrace();
 }
 
 /* Bytes a string field takes, NUL included, as ftrace's __string(). */
