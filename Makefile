@@ -36,6 +36,8 @@ exec_prefix	?= $(prefix)
 bindir		?= $(exec_prefix)/bin
 libdir		?= $(exec_prefix)/lib
 includedir	?= $(prefix)/include
+# Where DKMS looks for module sources: /usr/src/<name>-<version>.
+dkmsdir		?= /usr/src/ivring-$(VERSION)
 DESTDIR		?=
 
 CC		?= gcc
@@ -271,8 +273,8 @@ $(KSFT_DIR)/kselftest.h: $(KSFT_DIR)/kselftest_harness.h
 # --- top-level targets ----------------------------------------------------
 
 .DEFAULT_GOAL	:= all
-.PHONY: all lib tools variants check check-build bench bench-guest demo \
-	demo-gen install uninstall clean deps module module-test modules-all \
+.PHONY: all lib tools variants check check-matrix check-build bench bench-guest demo \
+	demo-gen install install-dkms uninstall uninstall-dkms clean deps module module-test modules-all \
 	no-module module-clean FORCE
 
 # The module too when there are Debian's 6.1 headers (the module's probes
@@ -296,11 +298,19 @@ check: FORCE
 	$(MAKE) --no-print-directory -k check-build || build_ok=0; \
 	IVRING_BUILD_ROOT='$(abspath $(B))' IVRING_BUILD_OK=$$build_ok \
 	IVRING_VARIANTS='$(VARIANTS)' TESTS='$(TESTS)' \
+	IVRING_VM_MATRIX='$(IVRING_VM_MATRIX)' \
 		selftests/run_tests.sh
+
+# Every guest test on every installed kernel (make check runs them all on
+# the default kernel and a smoke set on the others).  About 10 minutes per
+# kernel under TCG.
+check-matrix: FORCE
+	$(Q)$(MAKE) --no-print-directory check TESTS='$(or $(TESTS),vm)' \
+		IVRING_VM_MATRIX=1
 
 # The recipe keeps make from saying "Nothing to be done".  The module is
 # for the guest tests, selftests/vm/.
-check-build: all variants module module-test
+check-build: all variants module module-test modules-all
 	@:
 
 bench: $(plain_BENCHES)
@@ -349,6 +359,18 @@ install: all
 	$(INSTALL) -D -m 644 include/uapi/linux/ivring.h \
 		$(DESTDIR)$(includedir)/ivring/linux/ivring.h
 	$(foreach t,$(TOOLS),$(INSTALL) -D -m 755 $(t) $(DESTDIR)$(bindir)/$(notdir $(t));)
+	$(Q)$(MAKE) --no-print-directory install-dkms
+
+# The module's sources and a dkms.conf, for "dkms install ivring/$(VERSION)".
+# The test build's hooks need IVRING_TEST, which DKMS never sets.
+DKMS_SRCS	:= Kbuild include/uapi/linux/ivring.h $(wildcard kmod/*.[ch])
+
+install-dkms:
+	$(foreach f,$(DKMS_SRCS),$(INSTALL) -D -m 644 $(f) $(DESTDIR)$(dkmsdir)/$(f);)
+	sed 's|@VERSION@|$(VERSION)|g' kmod/dkms.conf.in > $(DESTDIR)$(dkmsdir)/dkms.conf
+
+uninstall-dkms:
+	rm -rf $(DESTDIR)$(dkmsdir)
 
 uninstall:
 	rm -f $(DESTDIR)$(libdir)/$(notdir $(SO_FILE)) \
@@ -358,6 +380,7 @@ uninstall:
 		$(DESTDIR)$(includedir)/libivring.h \
 		$(DESTDIR)$(includedir)/ivring/linux/ivring.h \
 		$(addprefix $(DESTDIR)$(bindir)/,$(TOOL_PROGS))
+	rm -rf $(DESTDIR)$(dkmsdir)
 
 clean:
 	rm -rf $(B)
@@ -365,8 +388,11 @@ clean:
 # Every Debian package that building, checking and the VM tests need.
 DEB_PKGS	:= build-essential make pkg-config xz-utils libtraceevent-dev \
 		   liburcu-dev linux-source-6.1 babeltrace2 trace-cmd \
-		   qemu-system-x86 busybox-static cpio kmod procps \
-		   linux-headers-amd64 linux-image-amd64
+		   qemu-system-x86 busybox-static cpio kmod procps dkms \
+		   linux-headers-amd64 linux-image-amd64 \
+		   linux-headers-rt-amd64 linux-image-rt-amd64 \
+		   linux-headers-6.12-amd64 linux-image-6.12-amd64 \
+		   linux-headers-6.12-rt-amd64 linux-image-6.12-rt-amd64
 SUDO		:= $(if $(filter 0,$(shell id -u)),,sudo)
 
 deps:
@@ -408,9 +434,9 @@ module: FORCE
 module-test: FORCE
 	$(call build_module,$(MOD_DIR)-test,$(KDIR),IVRING_TEST=1)
 
-# Both builds for every installed kernel: the matrix of make check-matrix.
+# Both builds for every other installed kernel, for the guest tests on them.
 modules-all: FORCE
-	$(Q)set -e; for k in $(ALL_KDIRS); do \
+	$(Q)set -e; for k in $(filter-out $(realpath $(KDIR)),$(ALL_KDIRS)); do \
 		v=$${k#/usr/src/linux-headers-}; \
 		$(MAKE) --no-print-directory module MOD_DIR=$(MOD_DIR)-$$v KDIR=$$k; \
 		$(MAKE) --no-print-directory module-test MOD_DIR=$(MOD_DIR)-$$v KDIR=$$k; \

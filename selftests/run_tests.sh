@@ -8,7 +8,9 @@
 #   the concurrent ones, selftests/test_mt_*.c, under tsan too,
 #   every selftests/test_*.sh once, with the plain build,
 #   every selftests/vm/*.sh (but lib.sh) once: each boots TCG guests with
-#   build/module/ivring.ko, so the build before us made the module too,
+#   build/module/ivring.ko, so the build before us made the module too;
+#   then a smoke set of them on every other kernel that the build made a
+#   module for, build/module-VERSION/ (make modules-all),
 #   and a check that libivring exports exactly the IVRING_API functions.
 #
 # Each prints "ok <variant>/<test>" or "not ok <variant>/<test>" with the
@@ -26,6 +28,9 @@
 #   TEST_TIMEOUT       seconds per test (default 600)
 #   IVRING_VM_REQUIRED the VM tests fail, not skip, when qemu, the kernel
 #                      image or the module is missing (default 1)
+#   IVRING_VM_SMOKE    the vm/ tests run on the other kernels (default:
+#                      e2e_sched ftrace_agree long_run scribble preempt_storm)
+#   IVRING_VM_MATRIX   1: every vm/ test on every kernel (make check-matrix)
 #
 # The scripts get IVRING_BUILD, IVRING_TOOLS and IVRING_HELPERS for the plain
 # variant, IVRING_ASAN_TOOLS and IVRING_ASAN_HELPERS for asan, and one
@@ -265,23 +270,52 @@ for script in "$here"/test_*.sh; do
 done
 
 # The guest tests: one guest at a time, since each takes a host core under
-# TCG, with the module that make built.
-export IVRING_MODULE=$build/module/ivring.ko
+# TCG.  vm_suite VARIANT MODULE [TEST...]: the named vm/ tests (all when
+# none are named) with MODULE, which decides the kernel the guest boots.
+vm_suite() {
+	local variant=$1 mod=$2 script name shm_before shm_left
+	shift 2
+
+	for script in "$here"/vm/*.sh; do
+		[ -e "$script" ] || continue
+		name=$(basename "$script" .sh)
+		[ "$name" = lib ] && continue
+		[ $# -eq 0 ] || [[ " $* " == *" $name "* ]] || continue
+		selected "$variant/$name" || continue
+		shm_before=$(ls /dev/shm)
+		IVRING_MODULE=$mod IVRING_MODULE_TEST=${mod%/ivring.ko}-test/ivring.ko \
+			IVRING_VM_KEEP=$logs/$variant/$name.files \
+			run "$variant" "$name" bash "$script"
+		# A guest test must not leave its segment behind either.
+		shm_left=$(comm -13 <(echo "$shm_before") <(ls /dev/shm) | grep '^ivring' | tr '\n' ' ')
+		if [ -n "$shm_left" ]; then
+			echo "not ok $variant/$name # left /dev/shm files behind: $shm_left"
+			failed=$((failed + 1))
+			# shellcheck disable=SC2086 # the names are plain words
+			(cd /dev/shm && rm -f $shm_left)
+		fi
+	done
+}
+
+# The whole suite with the default kernel's module (build/module), then, on
+# every other kernel that make modules-all built for (build/module-VERSION),
+# the smoke set, or the whole suite with IVRING_VM_MATRIX=1 (make
+# check-matrix).
 export IVRING_VM_REQUIRED=${IVRING_VM_REQUIRED:-1}
-for script in "$here"/vm/*.sh; do
-	[ -e "$script" ] || continue
-	name=$(basename "$script" .sh)
-	[ "$name" = lib ] && continue
-	selected "vm/$name" || continue
-	shm_before=$(ls /dev/shm)
-	IVRING_VM_KEEP=$logs/vm/$name.files run vm "$name" bash "$script"
-	# A guest test must not leave its segment behind either.
-	shm_left=$(comm -13 <(echo "$shm_before") <(ls /dev/shm) | grep '^ivring' | tr '\n' ' ')
-	if [ -n "$shm_left" ]; then
-		echo "not ok vm/$name # left /dev/shm files behind: $shm_left"
-		failed=$((failed + 1))
-		# shellcheck disable=SC2086 # the names are plain words
-		(cd /dev/shm && rm -f $shm_left)
+vm_smoke=${IVRING_VM_SMOKE:-e2e_sched ftrace_agree long_run scribble preempt_storm}
+vm_suite vm "$build/module/ivring.ko"
+default_kver=$(modinfo -F vermagic "$build/module/ivring.ko" 2>/dev/null | cut -d' ' -f1)
+for mod in "$build"/module-*/ivring.ko; do
+	[ -e "$mod" ] || continue
+	kver=${mod%/ivring.ko}
+	kver=${kver##*/module-}
+	case $kver in *-test) continue ;; esac
+	[ "$kver" = "$default_kver" ] && continue
+	if [ "${IVRING_VM_MATRIX:-0}" = 1 ]; then
+		vm_suite "vm-$kver" "$mod"
+	else
+		# shellcheck disable=SC2086 # a list of names
+		vm_suite "vm-$kver" "$mod" $vm_smoke
 	fi
 done
 
