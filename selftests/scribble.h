@@ -4,9 +4,10 @@
  * A hostile host's stores into a segment, shared by test_scribble.c (the
  * userspace writer) and ivring_scribble.c (a guest's /dev/shm file).
  *
- * Offsets: 8-byte words before the data area mostly (header, per-CPU area,
- * descriptors, format area, host area), page headers (time_stamp,
- * commit), or any byte, 2-, 4- or 8-byte word.  Values: those a hostile
+ * Offsets: the words a writer might read back (scribble_hot()), 8-byte
+ * words before the data area (header, per-CPU area, descriptors, format
+ * area, host area), page headers (time_stamp, commit), or any byte, 2-, 4-
+ * or 8-byte word.  Values: those a hostile
  * host would try: 0, ~0, 1, INT_MAX and neighbours, the segment's size and
  * one off, format_size, data_offset and subbuf_size and one off, high
  * powers of two, busy descriptor marks, the segment's generation (so that
@@ -30,6 +31,11 @@ struct scribble_target {
 	__u64 format_size;
 	__u64 subbuf;
 	__u64 generation;
+	/* For the hot words; any value is safe, a store out of range is skipped. */
+	__u64 cpu_offset;
+	__u64 format_offset;
+	__u64 host_offset;
+	__u32 nr_cpus;		/* of the layout, at most a few */
 };
 
 /* splitmix64 */
@@ -78,16 +84,50 @@ static inline __u64 scribble_value(const struct scribble_target *t,
 	}
 }
 
+/*
+ * A word that a writer might be tempted to read back: the header's sizes
+ * and offsets, the format area's used and nr_events, a CPU's commit_seq
+ * and loss counters, the host's generation and consumer positions.
+ */
+static inline __u64 scribble_hot(const struct scribble_target *t, __u64 *r,
+				 unsigned int *width)
+{
+	__u64 cpu = scribble_below(r, t->nr_cpus ? t->nr_cpus : 1);
+
+	switch (scribble_below(r, 8)) {
+	case 0:
+		return offsetof(struct ivring_header, format_size);
+	case 1:
+		return scribble_below(r, sizeof(struct ivring_header) / 8) * 8;
+	case 2:
+		*width = 4;
+		return t->format_offset + scribble_below(r, 2) * 4;
+	case 3:
+		return t->cpu_offset + cpu * sizeof(struct ivring_cpu);
+	case 4:
+		return t->cpu_offset + cpu * sizeof(struct ivring_cpu) +
+		       offsetof(struct ivring_cpu, dropped) +
+		       scribble_below(r, 3) * 8;
+	case 5:
+		return t->host_offset;
+	default:
+		return t->host_offset + sizeof(struct ivring_host) +
+		       cpu * sizeof(struct ivring_host_cpu);
+	}
+}
+
 /* One store of a hostile value somewhere in the segment. */
 static inline void scribble_one(const struct scribble_target *t, __u64 *r)
 {
-	__u64 k = scribble_below(r, 8), off, v = scribble_value(t, r);
+	__u64 k = scribble_below(r, 10), off, v = scribble_value(t, r);
 	unsigned int width = 8;
 	__u8 *p;
 
-	if (k < 5) {
+	if (k < 3) {
+		off = scribble_hot(t, r, &width);
+	} else if (k < 7) {
 		off = scribble_below(r, t->meta_end / 8) * 8;
-	} else if (k < 7 && t->size > t->meta_end + t->subbuf) {
+	} else if (k < 9 && t->size > t->meta_end + t->subbuf) {
 		off = t->meta_end +
 		      scribble_below(r, (t->size - t->meta_end) / t->subbuf) *
 			      t->subbuf +

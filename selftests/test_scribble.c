@@ -311,6 +311,10 @@ static void *storm_scribbler(void *arg)
 		.meta_end = l->data_offset,
 		.format_size = l->format_size,
 		.subbuf = SUBBUF,
+		.cpu_offset = l->cpu_offset,
+		.format_offset = l->format_offset,
+		.host_offset = l->host_offset,
+		.nr_cpus = NR_CPUS,
 	};
 	u64 rnd = x->seed;
 
