@@ -29,6 +29,10 @@
 #     dmesg, which the scan fails on; every rmmod frees them.  Larger
 #     private arrays come from vmalloc, with guard pages that fault.  And
 #     the writer's private books stay exact: the last step;
+#   - a second ivshmem device, its 1 MiB file filled with 0xa5 before
+#     boot, stays byte for byte as it was: the module binds the first
+#     device only (vm/bad_setups), and no hostile value may steer a write
+#     into another device's memory;
 #   - the scribbler really wrote (its count of stores is not 0);
 #   - after the storm and a reset, events flow and reconcile: ivring-read
 #     --stats on the kept segment (consume mode, from ticket 0 of the last
@@ -143,6 +147,12 @@ handshake() {
 	fi
 }
 
+canary=ivring-scribble-canary-$$-$RANDOM
+vm_shms+=("$canary")
+head -c 1048576 /dev/zero | tr '\0' '\245' >"/dev/shm/$canary" ||
+	fail "cannot write /dev/shm/$canary"
+cp "/dev/shm/$canary" "$vm_tmp/canary.ref"
+
 vm_chan_open
 "$scribbler" "/dev/shm/$shm" >"$vm_tmp/scribble.out" 2>&1 &
 scrib_pid=$!
@@ -150,11 +160,17 @@ vm_bg_pids+=("$scrib_pid")
 handshake &
 vm_bg_pids+=("$!")
 vm_run_script "$log" "$console" "$vm_tmp/guest.sh" --shm "$shm" \
-	--shm-size 1M --append "slub_debug=FZPU" "${vm_chan_args[@]}"
+	--shm-size 1M --append "slub_debug=FZPU" "${vm_chan_args[@]}" \
+	--qemu-arg -object \
+	--qemu-arg "memory-backend-file,id=canary,share=on,mem-path=/dev/shm/$canary,size=1M" \
+	--qemu-arg -device --qemu-arg "ivshmem-plain,memdev=canary,master=on"
 wait "$scrib_pid"
 sed 's/^/# /' "$vm_tmp/scribble.out"
 stores=$(sed -n 's/^ivring_scribble: \([0-9]*\) stores.*/\1/p' "$vm_tmp/scribble.out")
 [ "${stores:-0}" -gt 0 ] || fail "the scribbler wrote nothing"
+cmp -s "/dev/shm/$canary" "$vm_tmp/canary.ref" ||
+	fail "the second ivshmem device's memory was written"
+rm -f "/dev/shm/$canary"
 [ "$(grep -c '^GUEST-ROUND' "$console")" = "$rounds" ] ||
 	fail "the guest did not run $rounds rounds"
 
