@@ -2,9 +2,10 @@
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
  * /sys/kernel/ivring/per_cpu/cpuN/stats, in the wording of tracefs's
- * per_cpu/cpuN/stats, read from the counters the writer publishes in the
- * segment (struct ivring_cpu), so the guest and the host see the same
- * numbers:
+ * per_cpu/cpuN/stats: the counters the writer last stored in the segment
+ * (struct ivring_cpu), so the guest and the host see the same numbers, but
+ * taken from the writer's private copy, as the host may have rewritten the
+ * segment's (kmod/RING-DESIGN 5):
  *
  *   entries          events committed since the segment was formatted
  *   overrun          events overwritten before the host consumed them
@@ -41,22 +42,33 @@ static int ivr_emit_ts(char *buf, int len, const char *what, u64 ns)
 			     rem / 1000);
 }
 
-/* Time stamp of the oldest sub-buffer that the ring still holds, or 0. */
+/*
+ * Time stamp of the oldest sub-buffer that the ring still holds, or 0, from
+ * the writer's slot records: the page's own time_stamp is host memory.
+ */
 static u64 ivr_oldest_ts(const struct ivring_writer *w, unsigned int cpu)
 {
 	const struct ivring_writer_cpu *c = &w->cpus[cpu];
-	u64 commit = READ_ONCE(c->shared->commit_seq);
+	u64 commit = READ_ONCE(c->commit_seq);
 	u64 seq = commit >= w->nr_subbufs ? commit - (w->nr_subbufs - 1) : 0;
+	const struct ivring_slot *sl;
 	u32 slot;
-	const struct ivring_subbuf_hdr *page;
+	u64 ts;
 
 	div_u64_rem(seq, w->nr_subbufs, &slot);
-	/* A slot being rewritten has no oldest event to speak of. */
-	if (READ_ONCE(c->desc[slot].seq) != seq)
+	sl = &c->slot[slot];
+	/*
+	 * A slot being reused has no oldest event to speak of.  Paired with
+	 * the smp_wmb() between the writer's stores of seq and time_stamp in
+	 * advance(): a time stamp read between two reads of the same seq is
+	 * that page's.
+	 */
+	if (READ_ONCE(sl->seq) != seq)
 		return 0;
-	page = (const struct ivring_subbuf_hdr *)(c->data +
-						  (u64)slot * w->subbuf_size);
-	return READ_ONCE(page->time_stamp);
+	smp_rmb();
+	ts = READ_ONCE(sl->time_stamp);
+	smp_rmb();
+	return READ_ONCE(sl->seq) == seq ? ts : 0;
 }
 
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -64,7 +76,7 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	unsigned int cpu = container_of(kobj, struct ivr_cpudir, kobj)->cpu;
 	const struct ivr_instance *inst;
-	const struct ivring_cpu *s;
+	const struct ivring_cpu_counts *s;
 	int len = 0;
 
 	mutex_lock(&ivr_mutex);
@@ -73,7 +85,7 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 		mutex_unlock(&ivr_mutex);
 		return -ENODEV;
 	}
-	s = inst->w.cpus[cpu].shared;
+	s = &inst->w.cpus[cpu].shown;
 	len += sysfs_emit_at(buf, len, "entries: %llu\n", READ_ONCE(s->entries));
 	len += sysfs_emit_at(buf, len, "overrun: %llu\n", READ_ONCE(s->overrun));
 	len += sysfs_emit_at(buf, len, "bytes: %llu\n", READ_ONCE(s->bytes));

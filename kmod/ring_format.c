@@ -7,6 +7,20 @@
 #include "ring_write.h"
 
 #define ALIGN_UP(x, a)	(((x) + (a) - 1) & ~((u64)(a) - 1))
+#define ZERO_CHUNK	(1U << 20)
+
+/* Zero @len bytes of the BAR, rescheduling between chunks. */
+static void zero_shared(u8 *p, u64 len)
+{
+	while (len) {
+		u64 n = len < ZERO_CHUNK ? len : ZERO_CHUNK;
+
+		memset(p, 0, n);
+		p += n;
+		len -= n;
+		ivr_cond_resched();
+	}
+}
 
 static u64 place_areas(const struct ivring_params *p, u32 nr_subbufs,
 		       struct ivring_header *h)
@@ -113,11 +127,16 @@ int ivring_format(struct ivring_writer *w, void *base,
 	if (ret)
 		return ret;
 
-	/* Readers must see FORMATTING before any other byte changes. */
+	/*
+	 * Readers must see FORMATTING, then no magic, before any other byte
+	 * changes.  Paired with the reader's acquire of the magic and its
+	 * read barrier between its copy of the header and its second look at
+	 * the generation (lib/open.c, ivr_load_header()).
+	 */
 	WRITE_ONCE(h->state, IVRING_STATE_FORMATTING);
-	smp_wmb();
+	virt_wmb();
 	WRITE_ONCE(h->magic, 0);
-	smp_wmb();
+	virt_wmb();
 
 	*w = (struct ivring_writer){
 		.base = base,
@@ -134,6 +153,7 @@ int ivring_format(struct ivring_writer *w, void *base,
 		.max_payload = p->subbuf_size -
 			       sizeof(struct ivring_subbuf_hdr) - 8,
 		.slot_magic = ~0ULL / lay.nr_subbufs + 1,
+		.fmt_cap = lay.format_size - sizeof(struct ivring_format_area),
 		.cpus = cpus,
 		.slots = slots,
 #ifndef __KERNEL__
@@ -142,8 +162,8 @@ int ivring_format(struct ivring_writer *w, void *base,
 	};
 
 	/* Everything but the host's area; the host owns that (invariant 3). */
-	memset(w->base + sizeof(*h), 0, lay.host_offset - sizeof(*h));
-	memset(w->base + lay.data_offset, 0, lay.data_size);
+	zero_shared(w->base + sizeof(*h), lay.host_offset - sizeof(*h));
+	zero_shared(w->base + lay.data_offset, lay.data_size);
 
 	now = ivring_clock(w);
 	for (cpu = 0; cpu < w->nr_cpus; cpu++) {
@@ -161,9 +181,12 @@ int ivring_format(struct ivring_writer *w, void *base,
 		memset(c->slot, 0, w->nr_subbufs * sizeof(*c->slot));
 
 		/* Page 0 is started; every other slot holds nothing yet. */
-		for (i = 1; i < w->nr_subbufs; i++)
+		for (i = 1; i < w->nr_subbufs; i++) {
 			c->desc[i].seq = IVRING_DESC_BUSY;
+			c->slot[i].seq = IVRING_DESC_BUSY;
+		}
 		c->last_ts = now;
+		c->slot[0].time_stamp = now;
 		page = (struct ivring_subbuf_hdr *)c->data;
 		page->time_stamp = now;
 	}
@@ -182,14 +205,16 @@ int ivring_format(struct ivring_writer *w, void *base,
 	lay.host_cpu_size = sizeof(struct ivring_host_cpu);
 	lay.clock_id = p->clock_id;
 	if (p->clock_name)
-		strncpy((char *)lay.clock_name, p->clock_name,
-			sizeof(lay.clock_name) - 1);
+		ivr_strscpy_pad((char *)lay.clock_name, p->clock_name,
+				sizeof(lay.clock_name));
 	lay.format_time = now;
 	lay.magic = 0;
 	memcpy(h, &lay, sizeof(lay));
-	smp_wmb();
-	/* Paired with the reader's acquire of the magic. */
-	smp_store_release(&h->magic, IVRING_MAGIC);
+	/*
+	 * Every area and the header before the magic.  Paired with the
+	 * reader's acquire of the magic.
+	 */
+	virt_store_release(&h->magic, IVRING_MAGIC);
 	return 0;
 }
 
@@ -208,19 +233,19 @@ int ivring_add_format(struct ivring_writer *w, u16 id, const char *sys,
 		      const char *text, u32 text_len)
 {
 	struct ivring_format_area *a = w->fmt;
-	u64 cap = w->hdr->format_size - sizeof(*a);
 	size_t sys_len = strlen(sys);
 	struct ivring_format *f;
-	u32 used = a->used, size;
+	u32 size;
 
 	if (!sys_len || sys_len > 64 || !text_len ||
 	    text_len > IVRING_FORMAT_TEXT_MAX)
 		return -EINVAL;
 	size = (sizeof(*f) + sys_len + text_len + 7) & ~7U;
-	if (used + (u64)size > cap)
+	/* Our own books, never the area's: the host may rewrite those. */
+	if (w->fmt_used + (u64)size > w->fmt_cap)
 		return -ENOSPC;
 
-	f = (struct ivring_format *)((u8 *)(a + 1) + used);
+	f = (struct ivring_format *)((u8 *)(a + 1) + w->fmt_used);
 	memset(f, 0, size);
 	f->rec_size = size;
 	f->id = id;
@@ -229,14 +254,23 @@ int ivring_add_format(struct ivring_writer *w, u16 id, const char *sys,
 	memcpy(f + 1, sys, sys_len);
 	memcpy((u8 *)(f + 1) + sys_len, text, text_len);
 
-	WRITE_ONCE(a->used, used + size);
-	/* Paired with the reader's acquire of nr_events. */
-	smp_store_release(&a->nr_events, a->nr_events + 1);
+	w->fmt_used += size;
+	w->fmt_count++;
+	WRITE_ONCE(a->used, w->fmt_used);
+	/*
+	 * The record and used before the count.  Paired with the reader's
+	 * acquire of nr_events.
+	 */
+	virt_store_release(&a->nr_events, w->fmt_count);
 	return 0;
 }
 
 /* Publish a state change: LIVE once formats are in, STOPPED on the way out. */
 void ivring_set_state(struct ivring_writer *w, u32 state)
 {
-	smp_store_release(&w->hdr->state, state);
+	/*
+	 * LIVE after the formats, STOPPED after the last publication.  Paired
+	 * with the reader's acquire of the state.
+	 */
+	virt_store_release(&w->hdr->state, state);
 }

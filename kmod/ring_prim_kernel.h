@@ -12,12 +12,25 @@
 #include <linux/errno.h>
 #include <linux/ktime.h>
 #include <linux/mmdebug.h>	/* VM_BUG_ON in cmpxchg_double_local */
+#include <linux/sched.h>	/* cond_resched */
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
 #include <asm/cmpxchg.h>
 
+/*
+ * Memory shared with the host (BAR2) is ordered with virt_wmb(),
+ * virt_store_release() and virt_load_acquire() from <asm/barrier.h>, as
+ * virtio orders its rings: the other side is a host process, not a CPU of
+ * this kernel, so the smp_ variants would be wrong on a !SMP guest.  The
+ * writer's private memory keeps the smp_ and plain accessors.
+ */
+
+/*
+ * Only ever on writer-private memory: the segment's counters are stores
+ * only, so no host value can keep this loop spinning.
+ */
 static inline void ivr_local_add(u64 *p, u64 v)
 {
 	u64 old;
@@ -39,6 +52,18 @@ static inline bool ivr_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
 static inline u64 ivr_clock_mono(void)
 {
 	return ktime_get_mono_fast_ns();
+}
+
+/* Formatting zeroes a BAR of up to gigabytes: let others run meanwhile. */
+static inline void ivr_cond_resched(void)
+{
+	cond_resched();
+}
+
+/* A bounded copy that NUL-pads the rest, for fixed-size ABI fields. */
+static inline void ivr_strscpy_pad(char *dst, const char *src, size_t size)
+{
+	strscpy_pad(dst, src, size);
 }
 
 #endif /* IVRING_RING_PRIM_KERNEL_H */

@@ -50,6 +50,19 @@ typedef __s64 s64;
 #define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
 #endif
 
+/*
+ * The guest build orders memory shared with the host with the kernel's
+ * virt_ barriers.  Here the other side is another process mapping the same
+ * file, so the C11 equivalents of the smp_ ones are the right strength.
+ */
+#define virt_wmb()			smp_wmb()
+#define virt_store_release(p, v)	smp_store_release(p, v)
+#define virt_load_acquire(p)		smp_load_acquire(p)
+
+#ifndef __aligned
+#define __aligned(x)		__attribute__((aligned(x)))
+#endif
+
 static inline void ivr_local_add(u64 *p, u64 v)
 {
 	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
@@ -87,6 +100,23 @@ static inline u64 ivr_clock_mono(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+/* Nothing to yield to: a userspace formatter is preemptible anyway. */
+static inline void ivr_cond_resched(void)
+{
+}
+
+/* strscpy_pad(): copy at most @size - 1 bytes, NUL-fill up to @size. */
+static inline void ivr_strscpy_pad(char *dst, const char *src, size_t size)
+{
+	size_t n;
+
+	if (!size)
+		return;
+	n = strnlen(src, size - 1);
+	memcpy(dst, src, n);
+	memset(dst + n, 0, size - n);
 }
 
 #endif /* IVRING_RING_PRIM_USER_H */

@@ -106,11 +106,17 @@ static u64 consumer_seq(const struct ivring_writer *w,
 {
 	u64 seq;
 
-	/* Acquire: the position below must not be older than this. */
-	if (smp_load_acquire(&w->host->generation) != w->generation)
+	/*
+	 * Host-area words are the only ones the writer loads from the segment,
+	 * and each is validated here: the generation must be ours and the
+	 * position is clamped.  Acquire: the position below must not be older
+	 * than this generation; paired with the reader's store-release of the
+	 * generation after it reset its positions.
+	 */
+	if (virt_load_acquire(&w->host->generation) != w->generation)
 		return 0;
 	/* Paired with the reader's store-release after it copied the page. */
-	seq = IVRING_POS_SEQ(smp_load_acquire(&c->host->consumer_pos));
+	seq = IVRING_POS_SEQ(virt_load_acquire(&c->host->consumer_pos));
 	return seq < commit_seq ? seq : commit_seq;
 }
 
@@ -148,15 +154,15 @@ static enum advance_result advance(struct ivring_writer *w,
 	 * stay older than any it takes (RING-DESIGN 4).
 	 */
 	old_entries = c->slot[slot].entries;
-	dropped = READ_ONCE(c->shared->dropped);
+	dropped = READ_ONCE(c->dropped);
 
 	/*
 	 * Invalidate the slot before any byte of it changes, so a reader that
-	 * is copying the old page notices.  Paired with the smp_rmb() between
-	 * the reader's copy and its second read of desc->seq.
+	 * is copying the old page notices.  Paired with the read barrier
+	 * between the reader's copy and its second read of desc->seq.
 	 */
 	WRITE_ONCE(c->desc[slot].seq, next | IVRING_DESC_BUSY);
-	smp_wmb();
+	virt_wmb();
 
 	if (!ivr_cmpxchg_double_local(&c->tail, tail, last,
 				      TAIL(next, 1, rlen), ts))
@@ -164,9 +170,13 @@ static enum advance_result advance(struct ivring_writer *w,
 
 	if (w->mode == IVRING_MODE_OVERWRITE && next >= w->nr_subbufs &&
 	    next - w->nr_subbufs >= consumed)
-		ivr_local_add(&c->shared->overrun, old_entries);
+		ivr_local_add(&c->overrun, old_entries);
 	c->slot[slot_of(w, seq)].entries = tail_ents(tail);
 	c->slot[slot].dropped = dropped;
+	/* For stats only: paired with the smp_rmb()s in ivr_oldest_ts(). */
+	WRITE_ONCE(c->slot[slot].seq, next);
+	smp_wmb();
+	WRITE_ONCE(c->slot[slot].time_stamp, ts);
 
 	page = page_of(w, c, slot);
 	WRITE_ONCE(page->time_stamp, ts);
@@ -174,9 +184,13 @@ static enum advance_result advance(struct ivring_writer *w,
 	return ADV_DONE;
 }
 
+/*
+ * Loss is counted in private memory; the outermost writer's commit stores
+ * the counts to the segment (RING-DESIGN 6), so the caller holds nest.
+ */
 static void drop_event(struct ivring_writer_cpu *c)
 {
-	ivr_local_add(&c->shared->dropped, 1);
+	ivr_local_add(&c->dropped, 1);
 }
 
 void *ivring_reserve(struct ivring_writer *w, unsigned int cpu, u32 len)
@@ -185,13 +199,13 @@ void *ivring_reserve(struct ivring_writer *w, unsigned int cpu, u32 len)
 	u32 type_len, rlen = ivring_record_len(len, &type_len);
 	void *payload = NULL;
 
-	if (unlikely(len > w->max_payload)) {
-		ivr_local_add(&c->shared->rejected, 1);
-		return NULL;
-	}
-
 	WRITE_ONCE(c->nest, READ_ONCE(c->nest) + 1);
 	barrier();
+	if (unlikely(len > w->max_payload)) {
+		/* Held nest: the commit below publishes the count. */
+		ivr_local_add(&c->rejected, 1);
+		goto unreserve;
+	}
 	if (unlikely(READ_ONCE(c->nest) > IVRING_NEST_MAX)) {
 		drop_event(c);
 		goto unreserve;
@@ -281,20 +295,69 @@ static void start_page(struct ivring_writer *w, struct ivring_writer_cpu *c,
 	WRITE_ONCE(d->dropped, c->pub_dropped);
 	WRITE_ONCE(d->entries, 0);
 	WRITE_ONCE(page_of(w, c, slot)->commit, c->commit_flags);
-	/* Paired with the reader's acquire of desc->seq. */
-	smp_store_release(&d->seq, seq);
+	/* The fields above first.  Paired with the reader's acquire of s1. */
+	virt_store_release(&d->seq, seq);
 
 	WRITE_ONCE(c->commit_seq, seq);
-	/* Paired with the reader's acquire of ivring_cpu.commit_seq. */
-	smp_store_release(&c->shared->commit_seq, seq);
+	/*
+	 * The descriptor and the pages below first.  Paired with the reader's
+	 * acquire of ivring_cpu.commit_seq.
+	 */
+	virt_store_release(&c->shared->commit_seq, seq);
+}
+
+/* Read the loss counters once: publish() stores, commit re-checks them. */
+static void loss_snapshot(const struct ivring_writer_cpu *c,
+			  struct ivring_cpu_counts *n)
+{
+	n->dropped = READ_ONCE(c->dropped);
+	n->overrun = READ_ONCE(c->overrun);
+	n->rejected = READ_ONCE(c->rejected);
+}
+
+static bool loss_changed(const struct ivring_writer_cpu *c,
+			 const struct ivring_cpu_counts *n)
+{
+	return READ_ONCE(c->dropped) != n->dropped ||
+	       READ_ONCE(c->overrun) != n->overrun ||
+	       READ_ONCE(c->rejected) != n->rejected;
 }
 
 /*
- * Publish everything reserved up to @tail.  Only the outermost writer on a
- * CPU runs this, so it never races with itself (RING-DESIGN 6).
+ * Store the counters, all of them each time, so that a value the host
+ * wrote over one lasts only until the next publication.  The segment's copy
+ * is never read back: @c->shown keeps what we stored, for the guest's own
+ * stats.  Plain stores, no read-modify-write, so a host value can neither
+ * keep us spinning nor be counted from.  The loss counters share no cache
+ * line with commit_seq, so storing them does not disturb a polling reader.
+ */
+static void store_counts(struct ivring_writer_cpu *c,
+			 const struct ivring_cpu_counts *n)
+{
+	struct ivring_cpu *s = c->shared;
+	struct ivring_cpu_counts *o = &c->shown;
+
+	WRITE_ONCE(o->entries, n->entries);
+	WRITE_ONCE(o->bytes, n->bytes);
+	WRITE_ONCE(o->last_ts, n->last_ts);
+	WRITE_ONCE(o->dropped, n->dropped);
+	WRITE_ONCE(o->overrun, n->overrun);
+	WRITE_ONCE(o->rejected, n->rejected);
+	WRITE_ONCE(s->entries, n->entries);
+	WRITE_ONCE(s->bytes, n->bytes);
+	WRITE_ONCE(s->last_ts, n->last_ts);
+	WRITE_ONCE(s->dropped, n->dropped);
+	WRITE_ONCE(s->overrun, n->overrun);
+	WRITE_ONCE(s->rejected, n->rejected);
+}
+
+/*
+ * Publish everything reserved up to @tail, and the loss counts of @n.
+ * Only the outermost writer on a CPU runs this, so it never races with
+ * itself (RING-DESIGN 6).
  */
 static void publish(struct ivring_writer *w, struct ivring_writer_cpu *c,
-		    u64 tail)
+		    u64 tail, struct ivring_cpu_counts *n)
 {
 	u64 seq = tail_seq(c, tail);
 	u32 ents = tail_ents(tail);
@@ -302,24 +365,27 @@ static void publish(struct ivring_writer *w, struct ivring_writer_cpu *c,
 	while (c->commit_seq != seq) {
 		u64 done = c->commit_seq;
 		u32 slot = slot_of(w, done);
-		u32 n = c->slot[slot].entries;
+		u32 nr = c->slot[slot].entries;
 
-		WRITE_ONCE(c->desc[slot].entries, n);
-		/* A closed page is padded to its end. */
-		smp_store_release(&page_of(w, c, slot)->commit,
-				  w->rec_area | c->commit_flags);
-		c->pub_entries += n;
+		WRITE_ONCE(c->desc[slot].entries, nr);
+		/*
+		 * A closed page is padded to its end.  Its records first:
+		 * paired with the reader's acquire of the commit word.
+		 */
+		virt_store_release(&page_of(w, c, slot)->commit,
+				   w->rec_area | c->commit_flags);
+		c->pub_entries += nr;
 		c->pub_pages++;
-		start_page(w, c, done + 1, n);
+		start_page(w, c, done + 1, nr);
 	}
 
-	/* Paired with the reader's acquire of the commit word. */
-	smp_store_release(&page_of(w, c, slot_of(w, seq))->commit,
-			  tail_off(tail) | c->commit_flags);
-	WRITE_ONCE(c->shared->entries, c->pub_entries + ents);
-	WRITE_ONCE(c->shared->bytes,
-		   c->pub_pages * w->rec_area + tail_off(tail));
-	WRITE_ONCE(c->shared->last_ts, READ_ONCE(c->last_ts));
+	/* The records first: paired with the reader's acquire of commit. */
+	virt_store_release(&page_of(w, c, slot_of(w, seq))->commit,
+			   tail_off(tail) | c->commit_flags);
+	n->entries = c->pub_entries + ents;
+	n->bytes = c->pub_pages * w->rec_area + tail_off(tail);
+	n->last_ts = READ_ONCE(c->last_ts);
+	store_counts(c, n);
 }
 
 void ivring_commit(struct ivring_writer *w, unsigned int cpu)
@@ -328,6 +394,7 @@ void ivring_commit(struct ivring_writer *w, unsigned int cpu)
 
 	for (;;) {
 		u32 nest = READ_ONCE(c->nest);
+		struct ivring_cpu_counts n;
 		u64 tail;
 
 		if (nest != 1) {
@@ -337,15 +404,18 @@ void ivring_commit(struct ivring_writer *w, unsigned int cpu)
 			return;
 		}
 		tail = READ_ONCE(c->tail);
-		publish(w, c, tail);
+		loss_snapshot(c, &n);
+		publish(w, c, tail, &n);
 		barrier();
 		WRITE_ONCE(c->nest, 0);
 		barrier();
 		/*
-		 * An interrupt that reserved after we read the tail saw nest 2
-		 * and left its record to us: go round again.
+		 * An interrupt that reserved, dropped or was rejected after we
+		 * read the tail and the counts saw nest 2 and left them to us:
+		 * go round again.  One that came after nest 0 published itself,
+		 * later than our stores, so none of ours is stale.
 		 */
-		if (likely(READ_ONCE(c->tail) == tail))
+		if (likely(READ_ONCE(c->tail) == tail && !loss_changed(c, &n)))
 			return;
 		WRITE_ONCE(c->nest, 1);
 		barrier();

@@ -40,11 +40,30 @@ struct ivring_params {
 	const char *clock_name;
 };
 
-/* Writer-private bookkeeping of one slot: never in the shared segment. */
+/*
+ * Writer-private bookkeeping of one slot: never in the shared segment.
+ * @seq and @time_stamp are only for per_cpu/cpuN/stats, which reads them
+ * from another CPU: @seq is stored before @time_stamp changes.
+ */
 struct ivring_slot {
-	u64 dropped;		/* ivring_cpu.dropped when the page started */
+	u64 dropped;		/* dropped count when the page started */
+	u64 seq;		/* page in the slot, once its tail is moved */
+	u64 time_stamp;		/* time stamp of that page */
 	u32 entries;		/* events in the page, once it is closed */
 	u32 pad;
+};
+
+/*
+ * What the writer last stored in its struct ivring_cpu, kept here because
+ * the host may have rewritten the segment's copy since (RING-DESIGN 5).
+ */
+struct ivring_cpu_counts {
+	u64 entries;
+	u64 bytes;
+	u64 last_ts;
+	u64 dropped;
+	u64 overrun;
+	u64 rejected;
 };
 
 /*
@@ -52,9 +71,13 @@ struct ivring_slot {
  * double-word local cmpxchg, so a reservation always sees the timestamp of
  * the record that ends where it begins: deltas are exact even when an
  * interrupt writes between our clock read and our reservation.
+ *
+ * Every field is private: the segment is host memory, so the writer keeps
+ * each value it addresses, bounds or counts with here and only stores it to
+ * the segment (RING-DESIGN 5).
  */
 struct ivring_writer_cpu {
-	u64 tail __attribute__((aligned(16)));	/* seq:32 entries:16 off:16 */
+	u64 tail __aligned(16);	/* seq:32 entries:16 off:16 */
 	u64 last_ts;
 	u32 nest;		/* reservations in flight on this CPU */
 	u32 commit_flags;	/* IVRING_COMMIT_* of the commit page */
@@ -63,12 +86,17 @@ struct ivring_writer_cpu {
 	u64 pub_dropped;	/* ivring_desc.dropped of the commit page */
 	u64 pub_entries;	/* events in pages before the commit page */
 	u64 pub_pages;		/* pages before the commit page */
+	/* Loss counters, added to by any nesting level (ivr_local_add). */
+	u64 dropped;
+	u64 overrun;
+	u64 rejected;
+	struct ivring_cpu_counts shown;	/* stored by the outermost writer */
 	struct ivring_cpu *shared;
 	struct ivring_host_cpu *host;
 	struct ivring_desc *desc;	/* nr_subbufs descriptors */
 	u8 *data;			/* slot 0 of this CPU */
 	struct ivring_slot *slot;	/* nr_subbufs entries */
-} __attribute__((aligned(IVRING_CACHELINE)));
+} __aligned(IVRING_CACHELINE);
 
 struct ivring_writer {
 	u8 *base;
@@ -83,6 +111,10 @@ struct ivring_writer {
 	u32 rec_area;		/* subbuf_size - sizeof(ivring_subbuf_hdr) */
 	u32 max_payload;	/* largest payload that fits one sub-buffer */
 	u64 slot_magic;		/* for ivr_slot_of(): ~0ULL / nr_subbufs + 1 */
+	/* The format area's books: ivring_format_area only gets copies. */
+	u32 fmt_cap;		/* bytes for records after the area header */
+	u32 fmt_used;		/* bytes of records appended */
+	u32 fmt_count;		/* records appended */
 	struct ivring_writer_cpu *cpus;	/* nr_cpus entries, caller-allocated */
 	struct ivring_slot *slots;	/* nr_cpus * nr_subbufs, caller-allocated */
 #ifndef __KERNEL__

@@ -550,6 +550,7 @@ TEST(huge_print_fmt)
 	/* One byte more than a text may have: only a guest writes that. */
 	ASSERT_EQ(0, fu_put_record(s.w.fmt, s.w.hdr->format_size, 21, FU_SYS,
 				   strlen(FU_SYS), over, strlen(over)));
+	fu_writer_follows(&s);
 	/* A string that never ends, and one whose last quote is escaped. */
 	ASSERT_EQ(0, fu_add_ab(&s, 23, "\"a=%u, REC->a"));
 	ASSERT_EQ(0, fu_add_ab(&s, 24, "\"a=%u\\\", REC->a"));

@@ -11,6 +11,14 @@
  * struct ivring_host_cpu array, which only the host writes.  Each side treats
  * what the other side wrote as hostile input.
  *
+ * The segment is host memory, which the host may rewrite at any moment.  So
+ * the guest keeps every value it uses for addressing, sizes, loop bounds,
+ * counters and accounting in its own memory and only stores it here; the
+ * only words it loads from the segment are those of the host area, each
+ * validated or clamped before use (kmod/RING-DESIGN, section 5).  A reader
+ * must not expect a guest-written field to hold a value that the host
+ * wrote there: the guest overwrites it at its next store.
+ *
  *   0                +--------------------------------+
  *                    | struct ivring_header           |  guest
  *   cpu_offset       | struct ivring_cpu[nr_cpus]     |  guest
@@ -146,10 +154,11 @@ struct ivring_header {
  * @rejected:	events refused because they can never fit a sub-buffer.
  * @reserved1:	zero.
  *
- * The first cache line changes with every publication, the second only on
- * the loss paths, so that a storm of drops on a full ring does not disturb a
- * reader polling commit_seq.  One CPU's writer writes both; the struct is two
- * cache lines so that no two CPUs share one.
+ * The writer stores every counter with each publication, from its own
+ * copies; the loss counters have a cache line of their own, so that a storm
+ * of drops on a full ring does not disturb a reader polling commit_seq.  One
+ * CPU's writer writes both; the struct is two cache lines so that no two
+ * CPUs share one.
  */
 struct ivring_cpu {
 	__u64 commit_seq;
