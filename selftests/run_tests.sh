@@ -26,6 +26,8 @@
 #   TEST_TIMEOUT       seconds per test (default 600)
 #   IVRING_VM_REQUIRED the VM tests fail, not skip, when qemu, the kernel
 #                      image or the module is missing (default 1)
+#   IVRING_MODULE      the module the VM tests load, and whose kernel they
+#                      boot (default: build/module/ivring.ko)
 #
 # The scripts get IVRING_BUILD, IVRING_TOOLS and IVRING_HELPERS for the plain
 # variant, IVRING_ASAN_TOOLS and IVRING_ASAN_HELPERS for asan, and one
@@ -266,7 +268,7 @@ done
 
 # The guest tests: one guest at a time, since each takes a host core under
 # TCG, with the module that make built.
-export IVRING_MODULE=$build/module/ivring.ko
+export IVRING_MODULE=${IVRING_MODULE:-$build/module/ivring.ko}
 export IVRING_VM_REQUIRED=${IVRING_VM_REQUIRED:-1}
 for script in "$here"/vm/*.sh; do
 	[ -e "$script" ] || continue
