@@ -10,6 +10,7 @@
 #include <linux/blkdev.h>
 #include <linux/blktrace_api.h>
 #include <linux/build_bug.h>
+#include <linux/ctype.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/kernel.h>
@@ -302,6 +303,85 @@ static_assert(offsetof(struct ivr_common, common_preempt_count) == 3);
 static_assert(offsetof(struct ivr_common, common_pid) == 4);
 static_assert(sizeof(struct ivr_common) == 8);
 
+/*
+ * At boot, ftrace rewrites in every print fmt the enum constants that
+ * TRACE_DEFINE_ENUM() declared into their values (trace_event_eval_update()),
+ * so the guest's tracefs shows numbers where our stringified macros still
+ * name the constants.  Newer kernels (6.12) spell show_gfp_flags()'s flags
+ * with the ___GFP_*_BIT enum, which mmflags.h lists in TRACE_GFP_FLAGS for
+ * that purpose; only kmem's events print GFP flags.
+ */
+struct ivr_eval {
+	const char *name;
+	long value;
+};
+
+static const struct ivr_eval ivr_evals[] = {
+#ifdef TRACE_GFP_FLAGS
+#undef TRACE_GFP_EM
+#define TRACE_GFP_EM(a)	{ "___GFP_" #a "_BIT", ___GFP_##a##_BIT },
+	TRACE_GFP_FLAGS
+#undef TRACE_GFP_EM
+#endif
+	{ NULL, 0 }
+};
+
+static const struct ivr_eval *ivr_eval_find(const char *id, size_t len)
+{
+	const struct ivr_eval *e;
+
+	for (e = ivr_evals; e->name; e++)
+		if (strlen(e->name) == len && !memcmp(e->name, id, len))
+			return e;
+	return NULL;
+}
+
+/*
+ * Append @fmt to @buf as ftrace's rewrite leaves it: an identifier outside
+ * string literals, and not a member name (after '.' or "->"), that names a
+ * known enum constant becomes its value.  Numbers keep their suffixes.
+ */
+static int ivr_print_fmt(char *buf, size_t size, const char *fmt)
+{
+	const struct ivr_eval *e;
+	const char *p = fmt, *start;
+	bool quote = false, member = false;
+	int len = 0;
+
+	while (*p) {
+		start = p;
+		if (*p == '\\' && p[1]) {
+			p += 2;
+		} else if (*p == '"') {
+			quote = !quote;
+			p++;
+		} else if (quote) {
+			p++;
+		} else if (isdigit(*p)) {
+			while (isalnum(*p))
+				p++;
+		} else if (isalpha(*p) || *p == '_') {
+			while (isalnum(*p) || *p == '_')
+				p++;
+			e = member ? NULL : ivr_eval_find(start, p - start);
+			if (e) {
+				len += scnprintf(buf + len, size - len, "%ld",
+						 e->value);
+				start = p;
+			}
+			/* What follows a '.' or "->" is a member's name. */
+			member = *p == '.' || (p[0] == '-' && p[1] == '>');
+			p += *p == '.' ? 1 : member ? 2 : 0;
+		} else {
+			p++;
+			member = false;
+		}
+		len += scnprintf(buf + len, size - len, "%.*s",
+				 (int)(p - start), start);
+	}
+	return len;
+}
+
 /**
  * ivr_event_format() - an event's format text, as tracefs shows it
  * @ev:		the event
@@ -317,8 +397,9 @@ int ivr_event_format(const struct ivr_event *ev, char *buf, size_t size)
 	len = scnprintf(buf, size, "name: %s\nID: %u\nformat:\n%s\n",
 			ev->name, ev->id, IVR_COMMON_FIELDS);
 	len += ev->fields(buf + len, size - len);
-	len += scnprintf(buf + len, size - len, "\nprint fmt: %s\n",
-			 ev->print_fmt);
+	len += scnprintf(buf + len, size - len, "\nprint fmt: ");
+	len += ivr_print_fmt(buf + len, size - len, ev->print_fmt);
+	len += scnprintf(buf + len, size - len, "\n");
 	/* scnprintf() stops one short of size: then something was cut. */
 	if (len + 1 >= size)
 		return -E2BIG;
