@@ -539,11 +539,12 @@ IVR_TRACE_EVENT(timer, tick_stop,
 /* --- kmem ---------------------------------------------------------------- */
 
 /*
- * struct kmem_cache is private to the slab allocator (mm/slab.h from
- * v6.2, slub_def.h's internals before): its object size comes through the
- * exported kmem_cache_size(), which returns what the kernel's bytes_req
- * holds.  bytes_alloc (the slot size) and accounted (the cache's
- * SLAB_ACCOUNT flag) have no exported reader: ivring leaves them out.
+ * struct kmem_cache is private to the slab allocator (mm/slab.h on 6.12;
+ * on 6.1 slub_def.h, whose helpers need mm's private struct slab): its
+ * object size comes through the exported kmem_cache_size(), which returns
+ * what the kernel's bytes_req holds.  bytes_alloc (the slot size) and
+ * accounted (the cache's SLAB_ACCOUNT flag) have no exported reader:
+ * ivring leaves them out.
  */
 IVR_TRACE_EVENT(kmem, kmem_cache_alloc,
 	IVR_PROTO(unsigned long call_site, const void *ptr,
