@@ -292,16 +292,30 @@ void ivr_events_init_ids(void)
 	get_random_bytes(&ivr_mm_id_key, sizeof(ivr_mm_id_key));
 }
 
+#ifdef IVR_COMMON_LAZY
+#define IVR_COMMON_LAZY_FIELD \
+	"\tfield:unsigned char common_preempt_lazy_count;\toffset:8;\tsize:1;\tsigned:0;\n"
+static_assert(offsetof(struct ivr_common, common_preempt_lazy_count) == 8);
+#else
+#define IVR_COMMON_LAZY_FIELD	""
+#endif
+
 #define IVR_COMMON_FIELDS \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
 	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
+	IVR_COMMON_LAZY_FIELD
 
 static_assert(offsetof(struct ivr_common, common_flags) == 2);
 static_assert(offsetof(struct ivr_common, common_preempt_count) == 3);
 static_assert(offsetof(struct ivr_common, common_pid) == 4);
-static_assert(sizeof(struct ivr_common) == 8);
+/*
+ * The kernel's own header, so that every field after it lands where
+ * ftrace's does; a kernel whose trace_entry grew otherwise fails here.
+ */
+static_assert(sizeof(struct ivr_common) == sizeof(struct trace_entry) &&
+	      __alignof__(struct ivr_common) == __alignof__(struct trace_entry));
 
 /*
  * At boot, ftrace rewrites in every print fmt the enum constants that
