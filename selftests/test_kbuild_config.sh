@@ -7,7 +7,8 @@
 # no sysfs, no tracepoints, older than 6.1.  Each case takes an installed
 # kernel's headers and overrides one of its settings on Kbuild's command
 # line, which stops before anything is compiled.  Then, with nothing
-# overridden, Kbuild gets past the checks.
+# overridden, Kbuild gets past the checks, and make clean, which reads no
+# configuration, refuses nothing.
 # Exit: 0 pass, 1 fail, 4 skip (no linux-headers-*-amd64 in /usr/src).
 
 set -u
@@ -46,6 +47,14 @@ refused CONFIG_PCI= "lacks CONFIG_PCI"
 refused CONFIG_SYSFS= "lacks CONFIG_SYSFS"
 refused CONFIG_TRACEPOINTS= "lacks CONFIG_TRACEPOINTS"
 refused PATCHLEVEL=0 "supports 6.1 and later"
+
+# make clean (and DKMS, before each build) reads no .config: no refusal.
+if ! make -C "$kdir" M="$tmp" clean >"$tmp.clean" 2>&1; then
+	echo "not ok: make clean fails without the kernel's configuration"
+	sed 's/^/#   /' "$tmp.clean" | tail -5
+	fail=1
+fi
+rm -f "$tmp.clean"
 
 # The kernel as it is passes every check (make -n compiles nothing).
 if make -n -C "$kdir" M="$tmp" modules 2>&1 | grep -q "ivring: "; then
