@@ -105,10 +105,13 @@ static __always_inline const char *ivr_rwbs(blk_opf_t opf, char *buf)
 }
 
 /*
- * rss_stat's ivr_mm_id: a stable id of the mm that does not show its
- * address.  The kernel's mm_id is ptr_to_hashval(), which is not exported;
+ * rss_stat's ivr_mm_id: an id of the mm that does not show its address,
+ * the same for one mm while the module stays loaded (the key is drawn at
+ * load).  The kernel's mm_id is ptr_to_hashval(), which is not exported;
  * this is a keyed hash of the same pointer with a key of ivring's own, so
  * its values differ from ftrace's and the field carries another name.
+ * hash_ptr() would keep ftrace's meaning no better: it is unkeyed, and
+ * its 32 bits are the top of a multiplication of the address.
  */
 static siphash_key_t ivr_mm_id_key __read_mostly;
 
