@@ -24,9 +24,15 @@
  * IVR_TRACE_EVENT(sys, event, proto, args, fields, print)
  *	A class used by one event only, named after it.
  *
- * Field names and types are the kernel's own (include/trace/events/, v6.1),
- * so a viewer's analyses of ftrace data apply unchanged.  Events stay
- * grouped by system: sysfs makes one directory per run of a system.
+ * Field names and types are the kernel's own (include/trace/events/), so a
+ * viewer's analyses of ftrace data apply unchanged.  Where a tracepoint's
+ * prototype or fields changed between the supported kernels (v6.1 to
+ * v6.12), an #if on LINUX_VERSION_CODE picks the declaration of the kernel
+ * built against, as lttng-modules does: the format text is then that
+ * kernel's own.  A field that only a private kernel structure holds is left
+ * out, and said so here; one that ivring computes otherwise than the
+ * kernel carries an ivr_ name, never the kernel's.  Events stay grouped by
+ * system: sysfs makes one directory per run of a system.
  */
 
 #ifndef IVR_TRACE_EVENT
@@ -225,6 +231,19 @@ IVR_EVENT(sched, sched_stat_iowait, sched_stat_template)
 IVR_EVENT(sched, sched_stat_blocked, sched_stat_template)
 #endif
 
+/* v6.8 dropped vruntime. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+IVR_TRACE_EVENT(sched, sched_stat_runtime,
+	IVR_PROTO(struct task_struct *tsk, u64 runtime),
+	IVR_ARGS(tsk, runtime),
+	IVR_FIELDS(
+		ivr_array(char, comm, TASK_COMM_LEN, tsk->comm)
+		ivr_field(pid_t, pid, tsk->pid)
+		ivr_field(u64, runtime, runtime)
+	),
+	IVR_PRINTK("comm=%s pid=%d runtime=%Lu [ns]",
+		  REC->comm, REC->pid, (unsigned long long)REC->runtime))
+#else
 IVR_TRACE_EVENT(sched, sched_stat_runtime,
 	IVR_PROTO(struct task_struct *tsk, u64 runtime, u64 vruntime),
 	IVR_ARGS(tsk, runtime, vruntime),
@@ -237,6 +256,7 @@ IVR_TRACE_EVENT(sched, sched_stat_runtime,
 	IVR_PRINTK("comm=%s pid=%d runtime=%Lu [ns] vruntime=%Lu [ns]",
 		  REC->comm, REC->pid, (unsigned long long)REC->runtime,
 		  (unsigned long long)REC->vruntime))
+#endif
 
 /* newprio: the priority that rt_mutex_setprio() is about to set. */
 IVR_TRACE_EVENT(sched, sched_pi_setprio,
@@ -265,8 +285,9 @@ IVR_TRACE_EVENT(sched, sched_process_hang,
 #endif
 
 /*
- * NUMA balancing.  ngid: the kernel's task_numa_group_id() is not
- * exported; ivr_numa_group_id() (events.c) reads the same member.
+ * NUMA balancing.  The kernel's ngid, src_ngid and dst_ngid come from
+ * task_numa_group_id(), which is not exported, over struct numa_group,
+ * which is private to kernel/sched/fair.c: ivring leaves them out.
  */
 IVR_TRACE_EVENT(sched, sched_move_numa,
 	IVR_PROTO(struct task_struct *tsk, int src_cpu, int dst_cpu),
@@ -274,14 +295,13 @@ IVR_TRACE_EVENT(sched, sched_move_numa,
 	IVR_FIELDS(
 		ivr_field(pid_t, pid, task_pid_nr(tsk))
 		ivr_field(pid_t, tgid, task_tgid_nr(tsk))
-		ivr_field(pid_t, ngid, ivr_numa_group_id(tsk))
 		ivr_field(int, src_cpu, src_cpu)
 		ivr_field(int, src_nid, cpu_to_node(src_cpu))
 		ivr_field(int, dst_cpu, dst_cpu)
 		ivr_field(int, dst_nid, cpu_to_node(dst_cpu))
 	),
-	IVR_PRINTK("pid=%d tgid=%d ngid=%d src_cpu=%d src_nid=%d dst_cpu=%d dst_nid=%d",
-		  REC->pid, REC->tgid, REC->ngid,
+	IVR_PRINTK("pid=%d tgid=%d src_cpu=%d src_nid=%d dst_cpu=%d dst_nid=%d",
+		  REC->pid, REC->tgid,
 		  REC->src_cpu, REC->src_nid,
 		  REC->dst_cpu, REC->dst_nid))
 
@@ -293,20 +313,17 @@ IVR_CLASS(sched_numa_pair_template,
 	IVR_FIELDS(
 		ivr_field(pid_t, src_pid, task_pid_nr(src_tsk))
 		ivr_field(pid_t, src_tgid, task_tgid_nr(src_tsk))
-		ivr_field(pid_t, src_ngid, ivr_numa_group_id(src_tsk))
 		ivr_field(int, src_cpu, src_cpu)
 		ivr_field(int, src_nid, cpu_to_node(src_cpu))
 		ivr_field(pid_t, dst_pid, dst_tsk ? task_pid_nr(dst_tsk) : 0)
 		ivr_field(pid_t, dst_tgid, dst_tsk ? task_tgid_nr(dst_tsk) : 0)
-		ivr_field(pid_t, dst_ngid,
-			  dst_tsk ? ivr_numa_group_id(dst_tsk) : 0)
 		ivr_field(int, dst_cpu, dst_cpu)
 		ivr_field(int, dst_nid, dst_cpu >= 0 ? cpu_to_node(dst_cpu) : -1)
 	),
-	IVR_PRINTK("src_pid=%d src_tgid=%d src_ngid=%d src_cpu=%d src_nid=%d dst_pid=%d dst_tgid=%d dst_ngid=%d dst_cpu=%d dst_nid=%d",
-		  REC->src_pid, REC->src_tgid, REC->src_ngid,
+	IVR_PRINTK("src_pid=%d src_tgid=%d src_cpu=%d src_nid=%d dst_pid=%d dst_tgid=%d dst_cpu=%d dst_nid=%d",
+		  REC->src_pid, REC->src_tgid,
 		  REC->src_cpu, REC->src_nid,
-		  REC->dst_pid, REC->dst_tgid, REC->dst_ngid,
+		  REC->dst_pid, REC->dst_tgid,
 		  REC->dst_cpu, REC->dst_nid))
 IVR_EVENT(sched, sched_stick_numa, sched_numa_pair_template)
 IVR_EVENT(sched, sched_swap_numa, sched_numa_pair_template)
@@ -366,6 +383,26 @@ IVR_CLASS(timer_class,
 	IVR_PRINTK("timer=%p", REC->timer))
 IVR_EVENT(timer, timer_init, timer_class)
 
+/* v6.8 passes the bucket's expiry; expires and flags come from the timer. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+IVR_TRACE_EVENT(timer, timer_start,
+	IVR_PROTO(struct timer_list *timer, unsigned long bucket_expiry),
+	IVR_ARGS(timer, bucket_expiry),
+	IVR_FIELDS(
+		ivr_field(void *, timer, timer)
+		ivr_field(void *, function, timer->function)
+		ivr_field(unsigned long, expires, timer->expires)
+		ivr_field(unsigned long, bucket_expiry, bucket_expiry)
+		ivr_field(unsigned long, now, jiffies)
+		ivr_field(unsigned int, flags, timer->flags)
+	),
+	IVR_PRINTK("timer=%p function=%ps expires=%lu [timeout=%ld] bucket_expiry=%lu cpu=%u idx=%u flags=%s",
+		  REC->timer, REC->function, REC->expires,
+		  (long)REC->expires - REC->now,
+		  REC->bucket_expiry, REC->flags & TIMER_CPUMASK,
+		  REC->flags >> TIMER_ARRAYSHIFT,
+		  decode_timer_flags(REC->flags & TIMER_TRACE_FLAGMASK)))
+#else
 IVR_TRACE_EVENT(timer, timer_start,
 	IVR_PROTO(struct timer_list *timer, unsigned long expires,
 		  unsigned int flags),
@@ -383,6 +420,7 @@ IVR_TRACE_EVENT(timer, timer_start,
 		  REC->flags & TIMER_CPUMASK,
 		  REC->flags >> TIMER_ARRAYSHIFT,
 		  decode_timer_flags(REC->flags & TIMER_TRACE_FLAGMASK)))
+#endif
 
 IVR_TRACE_EVENT(timer, timer_expire_entry,
 	IVR_PROTO(struct timer_list *timer, unsigned long baseclk),
@@ -500,6 +538,14 @@ IVR_TRACE_EVENT(timer, tick_stop,
 
 /* --- kmem ---------------------------------------------------------------- */
 
+/*
+ * struct kmem_cache is private to the slab allocator (mm/slab.h on 6.12;
+ * on 6.1 slub_def.h, whose helpers need mm's private struct slab): its
+ * object size comes through the exported kmem_cache_size(), which returns
+ * what the kernel's bytes_req holds.  bytes_alloc (the slot size) and
+ * accounted (the cache's SLAB_ACCOUNT flag) have no exported reader:
+ * ivring leaves them out.
+ */
 IVR_TRACE_EVENT(kmem, kmem_cache_alloc,
 	IVR_PROTO(unsigned long call_site, const void *ptr,
 		  struct kmem_cache *s, gfp_t gfp_flags, int node),
@@ -507,24 +553,24 @@ IVR_TRACE_EVENT(kmem, kmem_cache_alloc,
 	IVR_FIELDS(
 		ivr_field(unsigned long, call_site, call_site)
 		ivr_field(const void *, ptr, ptr)
-		ivr_field(size_t, bytes_req, s->object_size)
-		ivr_field(size_t, bytes_alloc, s->size)
+		ivr_field(size_t, bytes_req, kmem_cache_size(s))
 		ivr_field(unsigned long, gfp_flags,
 			  (__force unsigned long)gfp_flags)
 		ivr_field(int, node, node)
-		ivr_field(bool, accounted, IS_ENABLED(CONFIG_MEMCG_KMEM) ?
-			  ((gfp_flags & __GFP_ACCOUNT) ||
-			   (s->flags & SLAB_ACCOUNT)) : false)
 	),
-	IVR_PRINTK("call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%s node=%d accounted=%s",
+	IVR_PRINTK("call_site=%pS ptr=%p bytes_req=%zu gfp_flags=%s node=%d",
 		(void *)REC->call_site,
 		REC->ptr,
 		REC->bytes_req,
-		REC->bytes_alloc,
 		show_gfp_flags(REC->gfp_flags),
-		REC->node,
-		REC->accounted ? "true" : "false"))
+		REC->node))
 
+/* v6.10 folded CONFIG_MEMCG_KMEM into CONFIG_MEMCG; the print fmt follows. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define IVR_CONFIG_MEMCG_KMEM	CONFIG_MEMCG
+#else
+#define IVR_CONFIG_MEMCG_KMEM	CONFIG_MEMCG_KMEM
+#endif
 IVR_TRACE_EVENT(kmem, kmalloc,
 	IVR_PROTO(unsigned long call_site, const void *ptr, size_t bytes_req,
 		  size_t bytes_alloc, gfp_t gfp_flags, int node),
@@ -545,7 +591,7 @@ IVR_TRACE_EVENT(kmem, kmalloc,
 		REC->bytes_alloc,
 		show_gfp_flags(REC->gfp_flags),
 		REC->node,
-		(IS_ENABLED(CONFIG_MEMCG_KMEM) &&
+		(IS_ENABLED(IVR_CONFIG_MEMCG_KMEM) &&
 		 (REC->gfp_flags & (__force unsigned long)__GFP_ACCOUNT)) ? "true" : "false"))
 
 IVR_TRACE_EVENT(kmem, kfree,
@@ -558,6 +604,7 @@ IVR_TRACE_EVENT(kmem, kfree,
 	IVR_PRINTK("call_site=%pS ptr=%p",
 		  (void *)REC->call_site, REC->ptr))
 
+/* The cache's name is in struct kmem_cache too: left out (see above). */
 IVR_TRACE_EVENT(kmem, kmem_cache_free,
 	IVR_PROTO(unsigned long call_site, const void *ptr,
 		  const struct kmem_cache *s),
@@ -565,10 +612,9 @@ IVR_TRACE_EVENT(kmem, kmem_cache_free,
 	IVR_FIELDS(
 		ivr_field(unsigned long, call_site, call_site)
 		ivr_field(const void *, ptr, ptr)
-		ivr_string(name, s->name)
 	),
-	IVR_PRINTK("call_site=%pS ptr=%p name=%s",
-		  (void *)REC->call_site, REC->ptr, __get_str(name)))
+	IVR_PRINTK("call_site=%pS ptr=%p",
+		  (void *)REC->call_site, REC->ptr))
 
 IVR_TRACE_EVENT(kmem, mm_page_free,
 	IVR_PROTO(struct page *page, unsigned int order),
@@ -641,8 +687,9 @@ IVR_TRACE_EVENT(kmem, mm_page_pcpu_drain,
 		REC->order, REC->migratetype))
 
 /*
- * change_ownership: the kernel's get_pageblock_migratetype() is not
- * exported; ivr_pageblock_migratetype() (events.c) reads the same bits.
+ * The kernel's change_ownership reads the pageblock's migratetype through
+ * get_pfnblock_flags_mask(), which is not exported, from mm's private
+ * bitmap layout: ivring leaves it out.
  */
 IVR_TRACE_EVENT(kmem, mm_page_alloc_extfrag,
 	IVR_PROTO(struct page *page, int alloc_order, int fallback_order,
@@ -655,10 +702,8 @@ IVR_TRACE_EVENT(kmem, mm_page_alloc_extfrag,
 		ivr_field(int, fallback_order, fallback_order)
 		ivr_field(int, alloc_migratetype, alloc_migratetype)
 		ivr_field(int, fallback_migratetype, fallback_migratetype)
-		ivr_field(int, change_ownership, alloc_migratetype ==
-			  ivr_pageblock_migratetype(page))
 	),
-	IVR_PRINTK("page=%p pfn=0x%lx alloc_order=%d fallback_order=%d pageblock_order=%d alloc_migratetype=%d fallback_migratetype=%d fragmenting=%d change_ownership=%d",
+	IVR_PRINTK("page=%p pfn=0x%lx alloc_order=%d fallback_order=%d pageblock_order=%d alloc_migratetype=%d fallback_migratetype=%d fragmenting=%d",
 		pfn_to_page(REC->pfn),
 		REC->pfn,
 		REC->alloc_order,
@@ -666,28 +711,37 @@ IVR_TRACE_EVENT(kmem, mm_page_alloc_extfrag,
 		pageblock_order,
 		REC->alloc_migratetype,
 		REC->fallback_migratetype,
-		REC->fallback_order < pageblock_order,
-		REC->change_ownership))
+		REC->fallback_order < pageblock_order))
 
 /*
- * rss_stat.  mm_id: the kernel hashes the mm pointer with
- * ptr_to_hashval(), which is not exported; ivring uses hash_ptr() instead.
- * Same meaning (a stable id of the mm that hides its address), other
- * values: ids from ivring and from the guest's ftrace do not match.  The
- * member names are ftrace's TRACE_DEFINE_ENUM()ed numbers, checked in
- * events.c.
+ * rss_stat.  The kernel's mm_id is ptr_to_hashval() of the mm, which is not
+ * exported.  ivring's ivr_mm_id means the same (a stable id of the mm that
+ * hides its address) with other values, hence the other name: ids from
+ * ivring and from the guest's ftrace do not match.  The member names are
+ * ftrace's TRACE_DEFINE_ENUM()ed numbers, checked in events.c.
  */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+/* v6.2 made the counters per-CPU; the size is their sum, as the kernel's. */
+#define IVR_RSS_PROTO	IVR_PROTO(struct mm_struct *mm, int member)
+#define IVR_RSS_ARGS	IVR_ARGS(mm, member)
+#define IVR_RSS_SIZE \
+	(percpu_counter_sum_positive(&mm->rss_stat[member]) << PAGE_SHIFT)
+#else
+#define IVR_RSS_PROTO	IVR_PROTO(struct mm_struct *mm, int member, long count)
+#define IVR_RSS_ARGS	IVR_ARGS(mm, member, count)
+#define IVR_RSS_SIZE	(count << PAGE_SHIFT)
+#endif
 IVR_TRACE_EVENT(kmem, rss_stat,
-	IVR_PROTO(struct mm_struct *mm, int member, long count),
-	IVR_ARGS(mm, member, count),
+	IVR_RSS_PROTO,
+	IVR_RSS_ARGS,
 	IVR_FIELDS(
-		ivr_field(unsigned int, mm_id, (unsigned int)hash_ptr(mm, 32))
+		ivr_field(unsigned int, ivr_mm_id, ivr_mm_id(mm))
 		ivr_field(unsigned int, curr, current->mm == mm &&
 			  !(current->flags & PF_KTHREAD))
 		ivr_field(int, member, member)
-		ivr_field(long, size, count << PAGE_SHIFT)
+		ivr_field(long, size, IVR_RSS_SIZE)
 	),
-	"\"mm_id=%u curr=%d type=%s size=%ldB\", REC->mm_id, REC->curr, "
+	"\"ivr_mm_id=%u curr=%d type=%s size=%ldB\", REC->ivr_mm_id, REC->curr, "
 	"__print_symbolic(REC->member, { 0, \"MM_FILEPAGES\" }, "
 	"{ 1, \"MM_ANONPAGES\" }, { 2, \"MM_SWAPENTS\" }, "
 	"{ 3, \"MM_SHMEMPAGES\" }), REC->size")
@@ -720,9 +774,9 @@ IVR_TRACE_EVENT(raw_syscalls, sys_exit,
 /* --- workqueue ----------------------------------------------------------- */
 
 /*
- * struct pool_workqueue is private to kernel/workqueue.c: events.c reads
- * its workqueue's name and its pool's cpu through ivr_pwq_wq_name() and
- * ivr_pwq_cpu(), which check the layout at init.
+ * The kernel's workqueue (the name) and cpu come from struct
+ * pool_workqueue, which is private to kernel/workqueue.c and has no
+ * exported reader: ivring leaves them out, as lttng-modules does.
  */
 IVR_TRACE_EVENT(workqueue, workqueue_queue_work,
 	IVR_PROTO(int req_cpu, struct pool_workqueue *pwq,
@@ -731,14 +785,22 @@ IVR_TRACE_EVENT(workqueue, workqueue_queue_work,
 	IVR_FIELDS(
 		ivr_field(void *, work, work)
 		ivr_field(void *, function, work->func)
-		ivr_string(workqueue, ivr_pwq_wq_name(pwq))
 		ivr_field(int, req_cpu, req_cpu)
-		ivr_field(int, cpu, ivr_pwq_cpu(pwq))
 	),
-	IVR_PRINTK("work struct=%p function=%ps workqueue=%s req_cpu=%d cpu=%d",
-		  REC->work, REC->function, __get_str(workqueue),
-		  REC->req_cpu, REC->cpu))
+	IVR_PRINTK("work struct=%p function=%ps req_cpu=%d",
+		  REC->work, REC->function, REC->req_cpu))
 
+/* v6.9 added the function. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+IVR_TRACE_EVENT(workqueue, workqueue_activate_work,
+	IVR_PROTO(struct work_struct *work),
+	IVR_ARGS(work),
+	IVR_FIELDS(
+		ivr_field(void *, work, work)
+		ivr_field(void *, function, work->func)
+	),
+	IVR_PRINTK("work struct %p function=%ps ", REC->work, REC->function))
+#else
 IVR_TRACE_EVENT(workqueue, workqueue_activate_work,
 	IVR_PROTO(struct work_struct *work),
 	IVR_ARGS(work),
@@ -746,6 +808,7 @@ IVR_TRACE_EVENT(workqueue, workqueue_activate_work,
 		ivr_field(void *, work, work)
 	),
 	IVR_PRINTK("work struct %p", REC->work))
+#endif
 
 IVR_TRACE_EVENT(workqueue, workqueue_execute_start,
 	IVR_PROTO(struct work_struct *work),
@@ -767,7 +830,22 @@ IVR_TRACE_EVENT(workqueue, workqueue_execute_end,
 
 /* --- block --------------------------------------------------------------- */
 
-/* cmd is the kernel's __dynamic_array(char, cmd, 1): always "". */
+/*
+ * cmd is the kernel's __dynamic_array(char, cmd, 1): always "".  v6.10
+ * added the request's I/O priority.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define ivr_block_ioprio(rq)	ivr_field(unsigned short, ioprio, \
+					  req_get_ioprio(rq))
+#define IVR_BLOCK_IOPRIO_FMT	" %s,%u,%u"
+#define IVR_BLOCK_IOPRIO_ARGS \
+	__print_symbolic(IOPRIO_PRIO_CLASS(REC->ioprio), IOPRIO_CLASS_STRINGS), \
+	IOPRIO_PRIO_HINT(REC->ioprio), IOPRIO_PRIO_LEVEL(REC->ioprio),
+#else
+#define ivr_block_ioprio(rq)
+#define IVR_BLOCK_IOPRIO_FMT	""
+#define IVR_BLOCK_IOPRIO_ARGS
+#endif
 IVR_CLASS(block_rq,
 	IVR_PROTO(struct request *rq),
 	IVR_ARGS(rq),
@@ -776,16 +854,17 @@ IVR_CLASS(block_rq,
 		ivr_field(sector_t, sector, blk_rq_trace_sector(rq))
 		ivr_field(unsigned int, nr_sector, blk_rq_trace_nr_sectors(rq))
 		ivr_field(unsigned int, bytes, blk_rq_bytes(rq))
+		ivr_block_ioprio(rq)
 		ivr_array(char, rwbs, RWBS_LEN,
 			  ivr_rwbs(rq->cmd_flags, (char[RWBS_LEN]){ 0 }))
 		ivr_array(char, comm, TASK_COMM_LEN, current->comm)
 		ivr_string(cmd, "")
 	),
-	IVR_PRINTK("%d,%d %s %u (%s) %llu + %u [%s]",
+	IVR_PRINTK("%d,%d %s %u (%s) %llu + %u" IVR_BLOCK_IOPRIO_FMT " [%s]",
 		  MAJOR(REC->dev), MINOR(REC->dev),
 		  REC->rwbs, REC->bytes, __get_str(cmd),
 		  (unsigned long long)REC->sector,
-		  REC->nr_sector, REC->comm))
+		  REC->nr_sector, IVR_BLOCK_IOPRIO_ARGS REC->comm))
 IVR_EVENT(block, block_rq_issue, block_rq)
 
 IVR_CLASS(block_rq_completion,
@@ -797,15 +876,16 @@ IVR_CLASS(block_rq_completion,
 		ivr_field(sector_t, sector, blk_rq_pos(rq))
 		ivr_field(unsigned int, nr_sector, nr_bytes >> 9)
 		ivr_field(int, error, blk_status_to_errno(error))
+		ivr_block_ioprio(rq)
 		ivr_array(char, rwbs, RWBS_LEN,
 			  ivr_rwbs(rq->cmd_flags, (char[RWBS_LEN]){ 0 }))
 		ivr_string(cmd, "")
 	),
-	IVR_PRINTK("%d,%d %s (%s) %llu + %u [%d]",
+	IVR_PRINTK("%d,%d %s (%s) %llu + %u" IVR_BLOCK_IOPRIO_FMT " [%d]",
 		  MAJOR(REC->dev), MINOR(REC->dev),
 		  REC->rwbs, __get_str(cmd),
 		  (unsigned long long)REC->sector,
-		  REC->nr_sector, REC->error))
+		  REC->nr_sector, IVR_BLOCK_IOPRIO_ARGS REC->error))
 IVR_EVENT(block, block_rq_complete, block_rq_completion)
 
 /* --- net ----------------------------------------------------------------- */
@@ -849,6 +929,13 @@ IVR_CLASS(cpu,
 IVR_EVENT(power, cpu_idle, cpu)
 IVR_EVENT(power, cpu_frequency, cpu)
 
+#undef ivr_block_ioprio
+#undef IVR_BLOCK_IOPRIO_FMT
+#undef IVR_BLOCK_IOPRIO_ARGS
+#undef IVR_RSS_PROTO
+#undef IVR_RSS_ARGS
+#undef IVR_RSS_SIZE
+#undef IVR_CONFIG_MEMCG_KMEM
 #undef IVR_TASK_REPORT_MAX
 #undef IVR_TASK_FLAG
 #undef IVR_PRINTK

@@ -10,47 +10,29 @@
 #include <linux/blkdev.h>
 #include <linux/blktrace_api.h>
 #include <linux/build_bug.h>
-#include <linux/hash.h>
+#include <linux/ctype.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
-#include <linux/mmzone.h>
 #include <linux/netdevice.h>
-#include <linux/pageblock-flags.h>
 #include <linux/pid.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/siphash.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
-#include <linux/spinlock_types.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/stringify.h>
 #include <linux/tick.h>
 #include <linux/timer.h>
 #include <linux/topology.h>
+#include <linux/version.h>
 #include <linux/workqueue.h>
 #include <asm/syscall.h>
-
-/*
- * kmem_cache_alloc and kmem_cache_free read struct kmem_cache (size,
- * object_size, flags, name) as the kernel's TP_fast_assign does; SLUB's
- * slub_def.h defines it, but its inline helpers after the struct use
- * struct slab, private to mm/slab.h.  This module never calls them: a
- * stand-in only lets them compile.
- */
-struct slab {
-	unsigned int objects;
-};
-
-static inline void *slab_address(const struct slab *slab)
-{
-	return NULL;
-}
-
-#include <linux/slub_def.h>
 
 /*
  * The kernel's own declarations of the tracepoints; only used to check each
@@ -123,111 +105,19 @@ static __always_inline const char *ivr_rwbs(blk_opf_t opf, char *buf)
 }
 
 /*
- * get_pageblock_migratetype() without the unexported
- * get_pfnblock_flags_mask(): the same bits, read the same way (SPARSEMEM,
- * as every x86-64 kernel).
+ * rss_stat's ivr_mm_id: an id of the mm that does not show its address,
+ * the same for one mm while the module stays loaded (the key is drawn at
+ * load).  The kernel's mm_id is ptr_to_hashval(), which is not exported;
+ * this is a keyed hash of the same pointer with a key of ivring's own, so
+ * its values differ from ftrace's and the field carries another name.
+ * hash_ptr() would keep ftrace's meaning no better: it is unkeyed, and
+ * its 32 bits are the top of a multiplication of the address.
  */
-static __always_inline int ivr_pageblock_migratetype(struct page *page)
+static siphash_key_t ivr_mm_id_key __read_mostly;
+
+static __always_inline unsigned int ivr_mm_id(const struct mm_struct *mm)
 {
-	unsigned long pfn = page_to_pfn(page);
-	unsigned long *bitmap = section_to_usemap(__pfn_to_section(pfn));
-	unsigned long bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >>
-				pageblock_order) * NR_PAGEBLOCK_BITS;
-	unsigned long word = READ_ONCE(bitmap[bitidx / BITS_PER_LONG]);
-
-	return (word >> (bitidx & (BITS_PER_LONG - 1))) & MIGRATETYPE_MASK;
-}
-
-/*
- * workqueue_queue_work hands the probe a struct pool_workqueue, which only
- * kernel/workqueue.c defines.  Its first two members (the pool, whose first
- * members are its lock and cpu, and the workqueue) have kept their place
- * since v3.10; the offset of the workqueue's name varies with the kernel's
- * configuration, so ivr_events_init_ids() finds it in the exported system
- * workqueues, whose names are known.  Not found: the name is "" and the
- * cpu is -1 (and a log line says so), never a guess.
- */
-struct ivr_worker_pool_head {
-	raw_spinlock_t lock;
-	int cpu;
-};
-
-struct ivr_pool_workqueue_head {
-	struct ivr_worker_pool_head *pool;
-	const void *wq;
-};
-
-#define IVR_WQ_NAME_SCAN	1024	/* bytes of workqueue_struct searched */
-static long ivr_wq_name_off = -1;
-
-static __always_inline const char *ivr_pwq_wq_name(struct pool_workqueue *pwq)
-{
-	const struct ivr_pool_workqueue_head *h = (const void *)pwq;
-
-	if (ivr_wq_name_off < 0)
-		return "";
-	return (const char *)h->wq + ivr_wq_name_off;
-}
-
-static __always_inline int ivr_pwq_cpu(struct pool_workqueue *pwq)
-{
-	const struct ivr_pool_workqueue_head *h = (const void *)pwq;
-
-	if (ivr_wq_name_off < 0)
-		return -1;
-	return h->pool->cpu;
-}
-
-static bool ivr_wq_name_at(const struct workqueue_struct *wq, long off,
-			   const char *name)
-{
-	return wq && !memcmp((const char *)wq + off, name, strlen(name) + 1);
-}
-
-static void ivr_wq_find_name(void)
-{
-	long off;
-
-	for (off = 0; off + sizeof("events_unbound") <= IVR_WQ_NAME_SCAN; off++)
-		if (ivr_wq_name_at(system_wq, off, "events") &&
-		    ivr_wq_name_at(system_highpri_wq, off, "events_highpri") &&
-		    ivr_wq_name_at(system_long_wq, off, "events_long") &&
-		    ivr_wq_name_at(system_unbound_wq, off, "events_unbound")) {
-			ivr_wq_name_off = off;
-			return;
-		}
-	pr_info(IVR_NAME ": cannot find a workqueue's name; workqueue_queue_work shows none\n");
-}
-
-/*
- * sched_move_numa's ngid, as the kernel's task_numa_group_id(), which is
- * not exported.  struct numa_group is private to kernel/sched/fair.c; its
- * first members (refcount, lock, nr_tasks, gid), checked against 6.1's
- * fair.c, have kept their place since gid came in (v3.13), and spinlock_t
- * is the module's own, built with the kernel's configuration.
- */
-#ifdef CONFIG_NUMA_BALANCING
-struct ivr_numa_group_head {
-	refcount_t refcount;
-	spinlock_t lock;
-	int nr_tasks;
-	pid_t gid;
-};
-#endif
-
-static __always_inline pid_t ivr_numa_group_id(struct task_struct *p)
-{
-	pid_t gid = 0;
-#ifdef CONFIG_NUMA_BALANCING
-	const struct ivr_numa_group_head *ng;
-
-	rcu_read_lock();
-	ng = (const void *)rcu_dereference(p->numa_group);
-	if (ng)
-		gid = ng->gid;
-	rcu_read_unlock();
-#endif
-	return gid;
+	return (unsigned int)siphash_1u64((unsigned long)mm, &ivr_mm_id_key);
 }
 
 /* --- stage 1: the payload of each class ---------------------------------- */
@@ -402,19 +292,112 @@ void ivr_events_init_ids(void)
 	BUILD_BUG_ON(ARRAY_SIZE(ivr_events) >= U16_MAX);
 	for (i = 0; i < ivr_nr_events; i++)
 		ivr_events[i].id = i + 1;
-	ivr_wq_find_name();
+	get_random_bytes(&ivr_mm_id_key, sizeof(ivr_mm_id_key));
 }
+
+#ifdef IVR_COMMON_LAZY
+#define IVR_COMMON_LAZY_FIELD \
+	"\tfield:unsigned char common_preempt_lazy_count;\toffset:8;\tsize:1;\tsigned:0;\n"
+static_assert(offsetof(struct ivr_common, common_preempt_lazy_count) == 8);
+#else
+#define IVR_COMMON_LAZY_FIELD	""
+#endif
 
 #define IVR_COMMON_FIELDS \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
 	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
+	IVR_COMMON_LAZY_FIELD
 
 static_assert(offsetof(struct ivr_common, common_flags) == 2);
 static_assert(offsetof(struct ivr_common, common_preempt_count) == 3);
 static_assert(offsetof(struct ivr_common, common_pid) == 4);
-static_assert(sizeof(struct ivr_common) == 8);
+/*
+ * The kernel's own header, so that every field after it lands where
+ * ftrace's does; a kernel whose trace_entry grew otherwise fails here.
+ */
+static_assert(sizeof(struct ivr_common) == sizeof(struct trace_entry) &&
+	      __alignof__(struct ivr_common) == __alignof__(struct trace_entry));
+
+/*
+ * At boot, ftrace rewrites in every print fmt the enum constants that
+ * TRACE_DEFINE_ENUM() declared into their values (trace_event_eval_update()),
+ * so the guest's tracefs shows numbers where our stringified macros still
+ * name the constants.  Newer kernels (6.12) spell show_gfp_flags()'s flags
+ * with the ___GFP_*_BIT enum, which mmflags.h lists in TRACE_GFP_FLAGS for
+ * that purpose; only kmem's events print GFP flags.
+ */
+struct ivr_eval {
+	const char *name;
+	long value;
+};
+
+static const struct ivr_eval ivr_evals[] = {
+#ifdef TRACE_GFP_FLAGS
+#undef TRACE_GFP_EM
+#define TRACE_GFP_EM(a)	{ "___GFP_" #a "_BIT", ___GFP_##a##_BIT },
+	TRACE_GFP_FLAGS
+#undef TRACE_GFP_EM
+#endif
+	{ NULL, 0 }
+};
+
+static const struct ivr_eval *ivr_eval_find(const char *id, size_t len)
+{
+	const struct ivr_eval *e;
+
+	for (e = ivr_evals; e->name; e++)
+		if (strlen(e->name) == len && !memcmp(e->name, id, len))
+			return e;
+	return NULL;
+}
+
+/*
+ * Append @fmt to @buf as ftrace's rewrite leaves it: an identifier outside
+ * string literals, and not a member name (after '.' or "->"), that names a
+ * known enum constant becomes its value.  Numbers keep their suffixes.
+ */
+static int ivr_print_fmt(char *buf, size_t size, const char *fmt)
+{
+	const struct ivr_eval *e;
+	const char *p = fmt, *start;
+	bool quote = false, member = false;
+	int len = 0;
+
+	while (*p) {
+		start = p;
+		if (*p == '\\' && p[1]) {
+			p += 2;
+		} else if (*p == '"') {
+			quote = !quote;
+			p++;
+		} else if (quote) {
+			p++;
+		} else if (isdigit(*p)) {
+			while (isalnum(*p))
+				p++;
+		} else if (isalpha(*p) || *p == '_') {
+			while (isalnum(*p) || *p == '_')
+				p++;
+			e = member ? NULL : ivr_eval_find(start, p - start);
+			if (e) {
+				len += scnprintf(buf + len, size - len, "%ld",
+						 e->value);
+				start = p;
+			}
+			/* What follows a '.' or "->" is a member's name. */
+			member = *p == '.' || (p[0] == '-' && p[1] == '>');
+			p += *p == '.' ? 1 : member ? 2 : 0;
+		} else {
+			p++;
+			member = false;
+		}
+		len += scnprintf(buf + len, size - len, "%.*s",
+				 (int)(p - start), start);
+	}
+	return len;
+}
 
 /**
  * ivr_event_format() - an event's format text, as tracefs shows it
@@ -431,8 +414,9 @@ int ivr_event_format(const struct ivr_event *ev, char *buf, size_t size)
 	len = scnprintf(buf, size, "name: %s\nID: %u\nformat:\n%s\n",
 			ev->name, ev->id, IVR_COMMON_FIELDS);
 	len += ev->fields(buf + len, size - len);
-	len += scnprintf(buf + len, size - len, "\nprint fmt: %s\n",
-			 ev->print_fmt);
+	len += scnprintf(buf + len, size - len, "\nprint fmt: ");
+	len += ivr_print_fmt(buf + len, size - len, ev->print_fmt);
+	len += scnprintf(buf + len, size - len, "\n");
 	/* scnprintf() stops one short of size: then something was cut. */
 	if (len + 1 >= size)
 		return -E2BIG;

@@ -77,7 +77,7 @@ static int __init ivr_init(void)
 	int ret;
 
 	/* The writer moves its tail and timestamp with one cmpxchg16b. */
-	if (!system_has_cmpxchg_double()) {
+	if (!ivr_has_cmpxchg_double()) {
 		pr_err(IVR_NAME ": this CPU lacks cmpxchg16b, which the ring writer needs; use a CPU model that has it (e.g. qemu -cpu max)\n");
 		return -ENODEV;
 	}

@@ -17,12 +17,24 @@
 
 #include "ivring.h"
 
-/* ftrace's struct trace_entry: the first 8 bytes of every payload. */
+/*
+ * The PREEMPT_RT patches for 6.1 (their lazy preemption, which defines
+ * preempt_lazy_count()) add preempt_lazy_count to struct trace_entry: a
+ * fifth common field, which 6.12's RT no longer has.
+ */
+#ifdef preempt_lazy_count
+#define IVR_COMMON_LAZY	1
+#endif
+
+/* ftrace's struct trace_entry: the first bytes of every payload. */
 struct ivr_common {
 	u16 common_type;
 	u8 common_flags;
 	u8 common_preempt_count;
 	s32 common_pid;
+#ifdef IVR_COMMON_LAZY
+	u8 common_preempt_lazy_count;
+#endif
 };
 
 /* Longest string an event carries; longer ones are cut, not dropped. */
@@ -54,6 +66,10 @@ static __always_inline void ivr_fill_common(struct ivr_common *c, u16 id,
 		flags |= TRACE_FLAG_BH_OFF;
 	if (tif_need_resched())
 		flags |= TRACE_FLAG_NEED_RESCHED;
+#ifdef IVR_COMMON_LAZY
+	if (tif_need_resched_lazy())
+		flags |= TRACE_FLAG_NEED_RESCHED_LAZY;
+#endif
 	if (test_preempt_need_resched())
 		flags |= TRACE_FLAG_PREEMPT_RESCHED;
 	/*
@@ -68,6 +84,10 @@ static __always_inline void ivr_fill_common(struct ivr_common *c, u16 id,
 	c->common_preempt_count = depth |
 		min_t(unsigned int, current->migration_disabled, 0xf) << 4;
 	c->common_pid = current->pid;
+#ifdef IVR_COMMON_LAZY
+	c->common_preempt_lazy_count = min_t(unsigned int,
+					     preempt_lazy_count(), 0xff);
+#endif
 }
 
 #ifdef IVRING_TEST

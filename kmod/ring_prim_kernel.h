@@ -13,6 +13,7 @@
 #include <linux/ktime.h>
 #include <linux/mmdebug.h>	/* VM_BUG_ON in cmpxchg_double_local */
 #include <linux/sched.h>	/* cond_resched */
+#include <linux/version.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
@@ -41,12 +42,38 @@ static inline void ivr_local_add(u64 *p, u64 v)
 	} while (cmpxchg_local(p, old, old + v) != old);
 }
 
-/* Needs system_has_cmpxchg_double(); the module checks it at load. */
+/*
+ * Moves two adjacent u64s, 16-byte aligned, in one cmpxchg16b on this CPU.
+ * v6.5 replaced cmpxchg_double_local() by cmpxchg128_local() on a u128;
+ * both are the same instruction.  x86-64 is little-endian: @p[0] is the
+ * low half.  Needs ivr_has_cmpxchg_double(); the module checks it at load.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+static inline bool ivr_has_cmpxchg_double(void)
+{
+	return system_has_cmpxchg128();
+}
+
+static inline bool ivr_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
+					    u64 n1, u64 n2)
+{
+	u128 old = (u128)o2 << 64 | o1;
+	u128 new = (u128)n2 << 64 | n1;
+
+	return cmpxchg128_local((u128 *)p, old, new) == old;
+}
+#else
+static inline bool ivr_has_cmpxchg_double(void)
+{
+	return system_has_cmpxchg_double();
+}
+
 static inline bool ivr_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
 					    u64 n1, u64 n2)
 {
 	return cmpxchg_double_local(p, p + 1, o1, o2, n1, n2);
 }
+#endif
 
 /* NMI-safe and the same on every CPU, so sub-rings merge by time. */
 static inline u64 ivr_clock_mono(void)

@@ -127,10 +127,30 @@ static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ? ret : count;
 }
 
-static ssize_t format_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
+/*
+ * A binary attribute, since a format text may outgrow the page that a plain
+ * one gets: 6.12's kmalloc print fmt alone spells some 4 KiB of GFP flags.
+ * The text of an event never changes, so reads at any offset agree.
+ */
+static ssize_t format_read(struct file *file, struct kobject *kobj,
+			   struct bin_attribute *attr, char *buf, loff_t off,
+			   size_t count)
 {
-	return ivr_event_format(ivr_kobj_event(kobj), buf, PAGE_SIZE);
+	char *text;
+	ssize_t ret;
+	int len;
+
+	text = kmalloc(IVRING_FORMAT_TEXT_MAX, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
+	len = ivr_event_format(ivr_kobj_event(kobj), text,
+			       IVRING_FORMAT_TEXT_MAX);
+	if (len < 0)
+		ret = len;
+	else
+		ret = memory_read_from_buffer(buf, count, &off, text, len);
+	kfree(text);
+	return ret;
 }
 
 static ssize_t id_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -140,16 +160,25 @@ static ssize_t id_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 
 static struct kobj_attribute ivr_ev_enable = __ATTR_RW(enable);
-static struct kobj_attribute ivr_ev_format = __ATTR_RO(format);
+static BIN_ATTR_RO(format, 0);
 static struct kobj_attribute ivr_ev_id = __ATTR_RO(id);
 
 static struct attribute *ivr_evdir_attrs[] = {
 	&ivr_ev_enable.attr,
-	&ivr_ev_format.attr,
 	&ivr_ev_id.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(ivr_evdir);
+
+static struct bin_attribute *ivr_evdir_bin_attrs[] = {
+	&bin_attr_format,
+	NULL,
+};
+
+static const struct attribute_group ivr_evdir_group = {
+	.attrs = ivr_evdir_attrs,
+	.bin_attrs = ivr_evdir_bin_attrs,
+};
+__ATTRIBUTE_GROUPS(ivr_evdir);
 
 static void ivr_evdir_release(struct kobject *kobj)
 {

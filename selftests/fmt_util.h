@@ -259,7 +259,10 @@ fu_run_read(struct seg *s, char *out, char *err, const char *arg, ...)
 	return WEXITSTATUS(status);
 }
 
-/* One of the native formats in selftests/data/formats/<sys>/<event>. */
+/*
+ * One of the native formats in selftests/data/formats/<sys>/<event> (6.1's
+ * texts), or in formats-6.1-rt/ or formats-6.12/ (6.12-rt's are 6.12's).
+ */
 struct fu_native {
 	char sys[32];
 	char *text;
@@ -267,14 +270,18 @@ struct fu_native {
 	u16 id;
 };
 
-/* Load them all into *@out: their count, or -errno. */
-static __attribute__((unused)) int fu_natives(struct fu_native **out)
+/* Load all of selftests/data/@set into *@out: their count, or -errno. */
+static __attribute__((unused)) int fu_natives_of(const char *set,
+						 struct fu_native **out)
 {
-	const char *top = IVRING_SELFTESTS_DATA "/formats";
+	char top[PATH_MAX / 4];	/* leaves room for <sys>/<event> */
 	struct fu_native *v = NULL;
 	struct dirent *ds, *de;
-	DIR *d = opendir(top), *e;
+	DIR *d, *e;
 	int n = 0;
+
+	snprintf(top, sizeof(top), "%s/%s", IVRING_SELFTESTS_DATA, set);
+	d = opendir(top);
 
 	*out = NULL;
 	if (!d)
@@ -312,6 +319,12 @@ static __attribute__((unused)) int fu_natives(struct fu_native **out)
 	closedir(d);
 	*out = v;
 	return n;
+}
+
+/* The 6.1 texts, which most tests use. */
+static __attribute__((unused)) int fu_natives(struct fu_native **out)
+{
+	return fu_natives_of("formats", out);
 }
 
 static __attribute__((unused)) void fu_natives_free(struct fu_native *v, int n)

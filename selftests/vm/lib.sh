@@ -17,6 +17,8 @@
 #   IVRING_VM_TIMEOUT  watchdog seconds per guest (default 180)
 #   IVRING_VM_KEEP     if the test fails, its files (console logs, reader
 #                      output) are copied to this directory
+#   IVRING_VM_KEEP_ALL 1: keep them when it passes too (to capture the
+#                      format texts of selftests/data/formats*, for one)
 #   IVRING_VM_REQUIRED 1: a missing prerequisite fails the test instead of
 #                      skipping it (make check sets it: after make deps
 #                      nothing may be missing, and a skip would hide that)
@@ -105,7 +107,8 @@ vm_cleanup() {
 	done
 	# A failure that happens once in CI can only be understood from its
 	# whole console logs and reader outputs: keep them.
-	if [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ -n "${IVRING_VM_KEEP:-}" ]; then
+	if { { [ "$rc" != 0 ] && [ "$rc" != 4 ]; } ||
+	     [ "${IVRING_VM_KEEP_ALL:-0}" = 1 ]; } && [ -n "${IVRING_VM_KEEP:-}" ]; then
 		rm -rf "$IVRING_VM_KEEP"
 		mkdir -p "$IVRING_VM_KEEP" &&
 			cp -a "$vm_tmp/." "$IVRING_VM_KEEP/" 2>/dev/null &&
