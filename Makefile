@@ -413,7 +413,10 @@ deps:
 #                            with build/module-VERSION-test/ beside it
 MOD_DIR		:= $(abspath $(B)/module)
 
-# $(call build_module,DIR,KDIR,EXTRA kbuild variables)
+# $(call build_module,DIR,KDIR,EXTRA kbuild variables).  Warnings are
+# errors here, as in the userspace build (WERROR=0 to allow them), but not
+# in what DKMS builds for a user: a future kernel's new warning must not
+# keep the module from loading.
 define build_module
 	$(Q)mkdir -p $(1)/kmod
 	$(Q)find $(1)/kmod -maxdepth 1 -type l -delete
@@ -425,7 +428,7 @@ define build_module
 	$(Q)test -r $(2)/Makefile || { echo "no kernel headers in" \
 		"KDIR=$(2); install linux-headers-amd64 (make deps)" >&2; \
 		exit 1; }
-	$(MAKE) -C $(2) M=$(1) $(3) modules
+	$(MAKE) -C $(2) M=$(1) $(if $(filter 1,$(WERROR)),W=e) $(3) modules
 endef
 
 module: FORCE
