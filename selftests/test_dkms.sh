@@ -56,8 +56,9 @@ for k in "${kvers[@]}"; do
 			dkms_ install --no-depmod ivring/"$version" -k "$k" \
 				>>"$tmp/$k.log" 2>&1
 	fi
-	ko=$tmp/inst/$k/updates/dkms/ivring.ko
-	if [ ! -r "$ko" ]; then
+	# Compressed where the kernel compresses its modules (6.12: .ko.xz).
+	ko=$(ls "$tmp/inst/$k/updates/dkms/ivring.ko"* 2>/dev/null | head -n 1)
+	if [ -z "$ko" ]; then
 		sed 's/^/# /' "$tmp/$k.log" | tail -n 20
 		find "$tmp/tree" -name make.log -path "*/$k/*" -exec tail -n 20 {} \; |
 			sed 's/^/# make: /'
