@@ -20,12 +20,15 @@
  *
  * Only events whose tracepoint this kernel has appear.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
 #include "ivring.h"
+#include "testing.h"
 
 struct ivr_evdir {
 	struct kobject kobj;
@@ -407,6 +410,8 @@ int ivr_sysfs_init(void)
 	if (!ivr_root)
 		goto err;
 	ret = sysfs_create_group(ivr_root, &ivr_root_group);
+	if (!ret)
+		ret = ivr_test_fail_init("sysfs");
 	if (ret)
 		goto err;
 	ivr_events_kobj = kobject_create_and_add("events", ivr_root);
@@ -418,15 +423,19 @@ int ivr_sysfs_init(void)
 	if (ret)
 		goto err;
 	ret = ivr_add_event_dirs();
+	if (!ret)
+		ret = ivr_test_fail_init("events");
 	if (ret)
 		goto err;
 	ret = ivr_per_cpu_init(ivr_root);
+	if (!ret)
+		ret = ivr_test_fail_init("per_cpu");
 	if (ret)
 		goto err;
 	return 0;
 
 err:
-	pr_err(IVR_NAME ": cannot create /sys/kernel/" IVR_NAME ": %d\n", ret);
+	pr_err("cannot create /sys/kernel/" IVR_NAME ": %d\n", ret);
 	ivr_sysfs_exit();
 	return ret;
 }

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * Fault injection, in test builds only (make module-test, -DIVRING_TEST).
+ * A module that users load has none of it: the hooks below are then
+ * constants that the compiler folds away, and the parameters do not exist.
+ *
+ *   fail_init=STEP     module init fails at STEP (pci, sysfs, events,
+ *                      per_cpu), after fail_delay_ms
+ *   fail_delay_ms=N    how long a failing init step waits first, so that
+ *                      a test can race a sysfs write with the failure
+ *   fail_format=N      the next N formats of a segment fail part-way
+ *                      (writable at run time)
+ *
+ * selftests/vm/init_faults.sh uses them.
+ */
+#ifndef IVRING_KMOD_TESTING_H
+#define IVRING_KMOD_TESTING_H
+
+#ifdef IVRING_TEST
+int ivr_test_fail_init(const char *step);
+int ivr_test_fail_format(void);
+#else
+static inline int ivr_test_fail_init(const char *step) { return 0; }
+static inline int ivr_test_fail_format(void) { return 0; }
+#endif
+
+#endif /* IVRING_KMOD_TESTING_H */
