@@ -12,7 +12,7 @@
  *   fail_format=N      the next N formats of a segment fail part-way
  *                      (writable at run time)
  *
- * selftests/vm/init_faults.sh uses them.
+ * selftests/vm/init_faults.sh and selftests/vm/pci_remove.sh use them.
  */
 #ifndef IVRING_KMOD_TESTING_H
 #define IVRING_KMOD_TESTING_H

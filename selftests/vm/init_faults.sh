@@ -79,7 +79,7 @@ done
 
 insmod /ivring-plain.ko || { echo "FAIL: insmod after the faults"; exit 14; }
 echo 'sched:sched_switch' > $t/set_event || exit 15
-sh -c 'echo -n wl-after > /proc/self/comm; while :; do ls /proc > /dev/null; done' &
+sh -c 'echo -n wl-after > /proc/self/comm; while :; do ls /proc > /dev/null 2>&1; done' &
 p=$!
 sleep 1
 kill $p
@@ -103,32 +103,10 @@ grep -q '^GUEST-RACER sysfs enabled' "$vm_tmp/console" ||
 	fail "the racer never enabled events while sysfs init failed"
 vm_read_kept "$shm" "$vm_tmp/events" "$vm_tmp/read.err" --stats
 
-vm_awk '
-function bad(msg) { print "not ok: " msg; fails++ }
-BEGIN { ngcpu = vm_guest_stats(console); vm_host_stats(stats) }
-vm_lost($0) { bad("lost events: " $0); next }
-vm_event($0) {
-	lines[ev_cpu]++
-	if (ev_name == "sched_switch" && (vm_field($0, "prev_comm") == "wl-after" ||
-					  vm_field($0, "next_comm") == "wl-after"))
-		wl++
-	next
-}
-{ if (nother++ < 5) bad("not an event line: " $0) }
-END {
-	for (c in gcpu) {
-		e = gstat[c, "entries"]; r = hstat[c, "read events"]; l = hstat[c, "lost events"]
-		printf "# cpu%d: guest entries %s, host read %s, lost %s, %d lines\n", c, e, r, l, lines[c]
-		if (e == "" || r == "") { bad("cpu" c ": a counter is missing"); continue }
-		if (r != e || lines[c] + 0 != e + 0 || l != 0) bad("cpu" c ": the host did not read every event")
-		tot += e
-	}
-	if (ngcpu != 2) bad("expected stats of 2 CPUs from the guest, got " ngcpu)
-	if (!tot) bad("no event after the faults")
-	if (!wl) bad("wl-after was never switched")
-	exit fails ? 1 : 0
-}' -v console="$vm_tmp/console" -v stats="$vm_tmp/read.err" "$vm_tmp/events" ||
-	{ sed 's/^/# read: /' "$vm_tmp/read.err"; exit 1; }
+vm_check_read_all "$vm_tmp/console" "$vm_tmp/read.err" "$vm_tmp/events"
+n=$(grep -c 'sched_switch: .*\(prev\|next\)_comm=wl-after ' "$vm_tmp/events")
+echo "# wl-after in $n sched_switch events"
+[ "$n" -gt 0 ] || fail "wl-after was never switched"
 
 echo "ok init_faults (guest run ${vm_secs}s)"
 exit 0
