@@ -53,6 +53,18 @@ module_param_cb(fail_format, &ivr_fail_format_ops, NULL, 0600);
 MODULE_PARM_DESC(fail_format,
 		 "test builds only: the next N formats of a segment (probe, reset, mode, resume) fail part-way with -EIO");
 
+static unsigned int ivr_list_room;
+module_param_named(list_room, ivr_list_room, uint, 0600);
+MODULE_PARM_DESC(list_room,
+		 "test builds only: bytes the sysfs list files may fill instead of a page (0: a page)");
+
+size_t ivr_test_list_room(void)
+{
+	unsigned int room = READ_ONCE(ivr_list_room);
+
+	return room ? room : SIZE_MAX;
+}
+
 /* Return: -ENOMEM when init is to fail at @step, else 0. */
 int ivr_test_fail_init(const char *step)
 {
