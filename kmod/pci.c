@@ -331,15 +331,18 @@ static void ivr_pci_remove(struct pci_dev *pdev)
 }
 
 /*
- * Reboot, kexec and power-off: the writer goes away with the kernel.  The
- * device stays owned and the instance is not freed (nothing runs after
- * this that could use them), but no probe writes any more.
+ * Reboot, kexec and power-off: the writer goes away with the kernel.  Tasks
+ * still run (reboot -f kills none), so the device is given up too: a
+ * reset or mode write now finds none and cannot make the segment LIVE
+ * again.  Nothing is freed; the kernel ends.
  */
 static void ivr_pci_shutdown(struct pci_dev *pdev)
 {
 	struct ivr_instance *inst = pci_get_drvdata(pdev);
 
 	mutex_lock(&ivr_mutex);
+	if (ivr_owned == inst)
+		ivr_owned = NULL;
 	ivr_stop(inst, "shutdown");
 	mutex_unlock(&ivr_mutex);
 }
