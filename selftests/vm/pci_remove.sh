@@ -8,7 +8,8 @@
 #
 # The guest has the usual ivshmem device A (/dev/shm/SHM) and a second one,
 # B (/dev/shm/SHM-b, 1M), in a later slot.  It loads the test build
-# (make module-test), which binds A and leaves B alone, enables
+# (make module-test), which binds A and leaves B alone (refused with
+# ENODEV: no "probe ... failed" in dmesg), enables
 # sched_switch and runs a busy loop, then:
 #   1. removes B (/sys/bus/pci/devices/B/remove): tracing goes on;
 #   2. makes the next format fail (fail_format=1): reset fails, and the
@@ -77,6 +78,8 @@ insmod /ivring.ko || die "insmod"
 [ -e $drv/$a ] && [ ! -e $drv/$b ] || die "ivring did not bind $a alone"
 dmesg | grep -q "$b: ivring already uses $a; this device is left alone" ||
 	die "no dmesg line about $b"
+# -ENODEV, "not mine": the driver core does not call it a failed probe.
+! dmesg | grep "probe of $b failed" || die "the refusal of $b is a failed probe"
 echo 'sched:sched_switch' > $t/set_event || die "set_event"
 sh -c 'echo -n wl > /proc/self/comm; while :; do ls /proc > /dev/null 2>&1; done' &
 wl=$!
