@@ -28,6 +28,7 @@
 # tools and tests: plain, asan (ASan + UBSan) and tsan.  The installable
 # library and tools in build/lib and build/tools use the plain flags.
 
+# kmod/main.c's MODULE_VERSION says the same (test_dkms checks that).
 VERSION		:= 1.1.0
 SOVERSION	:= 1
 

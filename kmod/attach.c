@@ -7,6 +7,8 @@
  * A probe stays registered while its event is enabled, whether or not a
  * device is bound: it finds no instance and returns (probe.h).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/printk.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -34,7 +36,7 @@ void ivr_events_lookup(void)
 	for_each_kernel_tracepoint(ivr_match_tracepoint, NULL);
 	for (i = 0; i < ivr_nr_events; i++)
 		if (!ivr_events[i].tp)
-			pr_info(IVR_NAME ": this kernel has no tracepoint %s:%s; the event is skipped\n",
+			pr_info("this kernel has no tracepoint %s:%s; the event is skipped\n",
 				ivr_events[i].sys, ivr_events[i].name);
 }
 
@@ -60,7 +62,7 @@ int ivr_event_set(struct ivr_event *ev, bool on)
 	else
 		ret = tracepoint_probe_unregister(ev->tp, ev->probe, ev);
 	if (ret) {
-		pr_err(IVR_NAME ": cannot %s the probe of %s:%s: %d\n",
+		pr_err("cannot %s the probe of %s:%s: %d\n",
 		       on ? "register" : "unregister", ev->sys, ev->name, ret);
 		return ret;
 	}

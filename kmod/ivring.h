@@ -90,6 +90,7 @@ void ivr_pci_unregister(void);
 int ivr_sysfs_init(void);
 void ivr_sysfs_exit(void);
 extern struct kobj_attribute ivr_set_event_attr;
+ssize_t ivr_show_event_list(char *buf, bool enabled_only, const char *file);
 int ivr_per_cpu_init(struct kobject *root);
 void ivr_per_cpu_exit(void);
 

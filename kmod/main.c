@@ -8,6 +8,8 @@
  * enabled; they are written once a device is bound (hotplug, or a later
  * "echo ... > /sys/bus/pci/drivers/ivring/bind").
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -16,6 +18,7 @@
 #include <linux/string.h>
 
 #include "ivring.h"
+#include "testing.h"
 
 /* Serialises device probe/remove, enabling and every sysfs write. */
 DEFINE_MUTEX(ivr_mutex);
@@ -51,7 +54,7 @@ static int ivr_mode_param_set(const char *val, const struct kernel_param *kp)
 	int i = ivr_mode_parse(val);
 
 	if (i < 0) {
-		pr_err(IVR_NAME ": mode=%s: expected discard or overwrite\n",
+		pr_err("mode=%s: expected discard or overwrite\n",
 		       val);
 		return -EINVAL;
 	}
@@ -72,19 +75,35 @@ module_param_cb(mode, &ivr_mode_param_ops, &ivr_mode, 0444);
 MODULE_PARM_DESC(mode,
 		 "discard (drop the newest events when the host falls behind, default) or overwrite (flight recorder)");
 
+/*
+ * The steps of init, and exit as their exact mirror:
+ *
+ *   init                              exit
+ *   find the tracepoints
+ *   register the PCI driver           unregister it (remove: STOPPED)
+ *                                     detach every probe, synchronize
+ *   create /sys/kernel/ivring         remove it
+ *
+ * sysfs comes last because it is the only way to attach a probe: once it
+ * exists, a user can enable events at any moment, also while a later step
+ * would fail.  So every error exit, like exit, first removes sysfs (which
+ * waits for writes in progress), then detaches every probe and waits for
+ * the running ones: a probe left on a tracepoint would run freed module
+ * text at its next hit.
+ */
 static int __init ivr_init(void)
 {
 	int ret;
 
 	/* The writer moves its tail and timestamp with one cmpxchg16b. */
 	if (!ivr_has_cmpxchg_double()) {
-		pr_err(IVR_NAME ": this CPU lacks cmpxchg16b, which the ring writer needs; use a CPU model that has it (e.g. qemu -cpu max)\n");
+		pr_err("this CPU lacks cmpxchg16b, which the ring writer needs; use a CPU model that has it (e.g. qemu -cpu max)\n");
 		return -ENODEV;
 	}
 	if (ivr_subbuf_size < IVRING_SUBBUF_MIN ||
 	    ivr_subbuf_size > IVRING_SUBBUF_MAX ||
 	    !is_power_of_2(ivr_subbuf_size)) {
-		pr_err(IVR_NAME ": subbuf_size=%u: expected a power of two in [%u, %u]\n",
+		pr_err("subbuf_size=%u: expected a power of two in [%u, %u]\n",
 		       ivr_subbuf_size, IVRING_SUBBUF_MIN, IVRING_SUBBUF_MAX);
 		return -EINVAL;
 	}
@@ -92,21 +111,26 @@ static int __init ivr_init(void)
 	ivr_events_init_ids();
 	ivr_events_lookup();
 
-	ret = ivr_sysfs_init();
-	if (ret)
-		return ret;
-	ret = ivr_pci_register();
+	ret = ivr_test_fail_init("pci");
+	if (!ret)
+		ret = ivr_pci_register();
 	if (ret) {
-		pr_err(IVR_NAME ": cannot register the PCI driver: %d\n", ret);
-		goto sysfs;
+		pr_err("cannot register the PCI driver: %d\n", ret);
+		return ret;
 	}
 	/* Probing is synchronous: no instance now means no device yet. */
 	if (!rcu_access_pointer(ivr_inst))
-		pr_info(IVR_NAME ": no ivshmem device (1af4:1110) bound yet; events are written once one is\n");
+		pr_info("no ivshmem device (1af4:1110) bound yet; events are written once one is\n");
+
+	/* Last: see above.  It removes what it created when it fails. */
+	ret = ivr_sysfs_init();
+	if (ret)
+		goto probes;
 	return 0;
 
-sysfs:
-	ivr_sysfs_exit();
+probes:
+	ivr_events_disable_all();
+	ivr_pci_unregister();
 	return ret;
 }
 
@@ -114,7 +138,7 @@ static void __exit ivr_exit(void)
 {
 	/* No sysfs write may enable a probe behind our back. */
 	ivr_sysfs_exit();
-	/* Probes first: their code and the instance must outlive them. */
+	/* Probes next: their code and the instance must outlive them. */
 	ivr_events_disable_all();
 	ivr_pci_unregister();
 }
@@ -125,3 +149,5 @@ module_exit(ivr_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The ivring authors");
 MODULE_DESCRIPTION("Guest trace events to the host through ivshmem shared memory");
+/* The release of the sources, as VERSION in the top Makefile. */
+MODULE_VERSION("1.1.0");

@@ -8,12 +8,24 @@
  * is not touched either: BAR2, the shared memory, is all that matters.
  *
  * Several devices: the first one probed gets the ivring instance; every
- * later one is refused (-EBUSY, one dmesg line naming the device in use)
- * and stays free for other drivers.  One instance keeps sysfs in tracefs's
+ * later one is refused with -ENODEV, the driver core's "not mine" (one
+ * dmesg line names the device in use), and stays free for other drivers.
+ * -EBUSY would say the device is ours but cannot be had now, and make the
+ * core warn about a failed probe.  One instance keeps sysfs in tracefs's
  * shape (one events/ tree, one tracing_on) and a probe's fast path at one
  * pointer load.  If the device in use goes away, the next one is used only
  * after a rebind (or a module reload).
+ *
+ * Lifecycle: remove, reboot and kexec (shutdown) and the power-off of
+ * hibernation leave the segment STOPPED, so that a host reader knows the
+ * writer has gone.  BAR2 is not in a hibernation image: the host's memory
+ * outlives the guest's, and what the kernel that wrote the image did to it
+ * after the snapshot is not in the restored writer's state.  So restore
+ * formats the segment again, with a new generation.  Thaw does not: the
+ * kernel that thaws is the one that wrote BAR2 all along, after a failed
+ * hibernation as after writing the image, so its state still matches.
  */
+#include <linux/device.h>
 #include <linux/io.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -24,6 +36,7 @@
 #include <linux/tracepoint.h>
 
 #include "ivring.h"
+#include "testing.h"
 
 #define IVR_PCI_DEVICE_ID_IVSHMEM	0x1110
 #define IVR_BAR_SHMEM			2
@@ -33,6 +46,13 @@ static const struct pci_device_id ivr_pci_ids[] = {
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, ivr_pci_ids);
+
+/*
+ * The instance of the device that ivring owns, under ivr_mutex.  While it
+ * is LIVE, ivr_inst points to it too; after a failed format it is STOPPED,
+ * unpublished, and still here, so that reset can try again.
+ */
+static struct ivr_instance *ivr_owned;
 
 /* A new generation on every format, never 0 and never the previous one. */
 static u64 ivr_new_generation(const struct ivring_header *old)
@@ -130,6 +150,8 @@ static int ivr_format_segment(struct ivr_instance *inst)
 	if (ret)
 		return ret;
 	ret = ivr_add_formats(inst);
+	if (!ret)
+		ret = ivr_test_fail_format();
 	if (ret) {
 		/* A reader must not wait for a segment that never goes live. */
 		ivring_set_state(&inst->w, IVRING_STATE_STOPPED);
@@ -143,11 +165,56 @@ static int ivr_format_segment(struct ivr_instance *inst)
 	return 0;
 }
 
-static void ivr_instance_free(struct ivr_instance *inst)
+/* The writer's own memory; the rest of the instance is the device's. */
+static void ivr_instance_free_state(struct ivr_instance *inst)
 {
 	kvfree(inst->slots);
 	kvfree(inst->cpus_mem);
-	kfree(inst);
+	inst->slots = NULL;
+	inst->cpus_mem = NULL;
+}
+
+/*
+ * Stop the probes writing to @inst and wait for those that still do;
+ * then the writer state and the segment may change under nobody.
+ */
+static void ivr_unpublish(struct ivr_instance *inst)
+{
+	lockdep_assert_held(&ivr_mutex);
+	if (rcu_access_pointer(ivr_inst) == inst)
+		RCU_INIT_POINTER(ivr_inst, NULL);
+	/*
+	 * Probes run under RCU-sched (or SRCU for the _rcuidle ones): once
+	 * this returns, none of them still writes into the segment.
+	 */
+	tracepoint_synchronize_unregister();
+}
+
+/* Unpublished, then STOPPED: a host reader sees the end of the writes. */
+static void ivr_stop(struct ivr_instance *inst, const char *why)
+{
+	ivr_unpublish(inst);
+	ivring_set_state(&inst->w, IVRING_STATE_STOPPED);
+	pci_info(inst->pdev, "segment generation %#llx stopped (%s)\n",
+		 inst->w.generation, why);
+}
+
+/* Format @inst's segment afresh and publish it; STOPPED when that fails. */
+static int ivr_instance_format(struct ivr_instance *inst)
+{
+	int ret;
+
+	ivr_unpublish(inst);
+	ivr_instance_free_state(inst);
+	ret = ivr_format_segment(inst);
+	if (ret) {
+		/* Keep the device: reset may try again, remove() frees. */
+		ivring_set_state(&inst->w, IVRING_STATE_STOPPED);
+		return ret;
+	}
+	/* Paired with rcu_dereference_sched() in ivr_probe_begin(). */
+	rcu_assign_pointer(ivr_inst, inst);
+	return 0;
 }
 
 /**
@@ -158,108 +225,91 @@ static void ivr_instance_free(struct ivr_instance *inst)
  * sub-buffer size are taken afresh from ivr_mode and ivr_subbuf_size.
  *
  * Context: process, with ivr_mutex held.
- * Return: 0, -ENODEV when no device is bound, or a formatting error (the
- * segment is then STOPPED and no longer written).
+ * Return: 0, -ENODEV when no device is bound, or a formatting error: the
+ * segment is then STOPPED and no longer written, and the device stays
+ * bound, so that another reset can try again.
  */
 int ivr_reformat(void)
 {
-	struct ivr_instance *inst;
+	struct ivr_instance *inst = ivr_owned;
 	int ret;
 
 	lockdep_assert_held(&ivr_mutex);
-	inst = rcu_dereference_protected(ivr_inst, lockdep_is_held(&ivr_mutex));
 	if (!inst)
 		return -ENODEV;
-	RCU_INIT_POINTER(ivr_inst, NULL);
-	/* No probe may still write with the old writer state. */
-	tracepoint_synchronize_unregister();
-
-	kvfree(inst->slots);
-	kvfree(inst->cpus_mem);
-	inst->slots = NULL;
-	inst->cpus_mem = NULL;
-	ret = ivr_format_segment(inst);
-	if (ret) {
-		/* Keep the device bound; remove() frees what is left. */
-		ivring_set_state(&inst->w, IVRING_STATE_STOPPED);
-		pci_err(inst->pdev, "formatting again failed: %d; tracing to it stops\n",
+	ret = ivr_instance_format(inst);
+	if (ret)
+		pci_err(inst->pdev, "formatting again failed: %d; tracing to it stops until a reset succeeds\n",
 			ret);
-		return ret;
-	}
-	rcu_assign_pointer(ivr_inst, inst);
-	return 0;
+	return ret;
 }
 
+/*
+ * BAR0 and BAR1 are not used.  The device, BAR2's region and its mapping
+ * are managed (pcim, devm): a probe that fails, and remove() once it
+ * returns, release them, the mapping first; remove() stops the segment
+ * before that.
+ */
 static int ivr_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
-	struct ivr_instance *inst, *cur;
+	struct ivr_instance *inst;
+	resource_size_t start;
 	int ret;
 
 	mutex_lock(&ivr_mutex);
-	cur = rcu_dereference_protected(ivr_inst, lockdep_is_held(&ivr_mutex));
-	if (cur) {
+	if (ivr_owned) {
 		pci_info(pdev, "ivring already uses %s; this device is left alone\n",
-			 pci_name(cur->pdev));
-		ret = -EBUSY;
+			 pci_name(ivr_owned->pdev));
+		ret = -ENODEV;
 		goto unlock;
 	}
 
-	inst = kzalloc(sizeof(*inst), GFP_KERNEL);
-	if (!inst) {
-		ret = -ENOMEM;
-		goto unlock;
-	}
-	inst->pdev = pdev;
-
-	ret = pci_enable_device(pdev);
+	ret = pcim_enable_device(pdev);
 	if (ret) {
 		pci_err(pdev, "cannot enable the device: %d\n", ret);
-		goto free;
+		goto unlock;
 	}
 	if (!(pci_resource_flags(pdev, IVR_BAR_SHMEM) & IORESOURCE_MEM) ||
 	    !pci_resource_len(pdev, IVR_BAR_SHMEM)) {
 		pci_err(pdev, "BAR2 is not a memory BAR; is this an ivshmem device with a memdev?\n");
 		ret = -ENODEV;
-		goto disable;
+		goto unlock;
 	}
-	ret = pci_request_region(pdev, IVR_BAR_SHMEM, IVR_NAME);
-	if (ret) {
-		pci_err(pdev, "BAR2 is in use by another driver: %d\n", ret);
-		goto disable;
+	inst = devm_kzalloc(&pdev->dev, sizeof(*inst), GFP_KERNEL);
+	if (!inst) {
+		ret = -ENOMEM;
+		goto unlock;
 	}
+	inst->pdev = pdev;
+	start = pci_resource_start(pdev, IVR_BAR_SHMEM);
 	inst->size = pci_resource_len(pdev, IVR_BAR_SHMEM);
+	if (!devm_request_mem_region(&pdev->dev, start, inst->size, IVR_NAME)) {
+		pci_err(pdev, "BAR2 is in use by another driver\n");
+		ret = -EBUSY;
+		goto unlock;
+	}
 	/*
 	 * Write-back cacheable: the host reads the same RAM through its own
 	 * cached mapping of the shm file, so no uncached access is needed,
 	 * and uncached stores would make every event cost a bus cycle.
 	 */
-	inst->base = memremap(pci_resource_start(pdev, IVR_BAR_SHMEM),
-			      inst->size, MEMREMAP_WB);
-	if (!inst->base) {
-		pci_err(pdev, "cannot map BAR2 (%llu bytes) write-back\n",
-			inst->size);
-		ret = -ENOMEM;
-		goto release;
+	inst->base = devm_memremap(&pdev->dev, start, inst->size, MEMREMAP_WB);
+	if (IS_ERR(inst->base)) {
+		ret = PTR_ERR(inst->base);
+		pci_err(pdev, "cannot map BAR2 (%llu bytes) write-back: %d\n",
+			inst->size, ret);
+		goto unlock;
 	}
 
 	ret = ivr_format_segment(inst);
-	if (ret)
-		goto unmap;
-
+	if (ret) {
+		ivr_instance_free_state(inst);
+		goto unlock;
+	}
 	pci_set_drvdata(pdev, inst);
+	ivr_owned = inst;
 	/* Paired with rcu_dereference_sched() in ivr_probe_begin(). */
 	rcu_assign_pointer(ivr_inst, inst);
-	mutex_unlock(&ivr_mutex);
-	return 0;
-
-unmap:
-	memunmap(inst->base);
-release:
-	pci_release_region(pdev, IVR_BAR_SHMEM);
-disable:
-	pci_disable_device(pdev);
-free:
-	ivr_instance_free(inst);
 unlock:
 	mutex_unlock(&ivr_mutex);
 	return ret;
@@ -270,28 +320,79 @@ static void ivr_pci_remove(struct pci_dev *pdev)
 	struct ivr_instance *inst = pci_get_drvdata(pdev);
 
 	mutex_lock(&ivr_mutex);
-	RCU_INIT_POINTER(ivr_inst, NULL);
-	mutex_unlock(&ivr_mutex);
-	/*
-	 * Probes run under RCU-sched (or SRCU for the _rcuidle ones): once
-	 * this returns, none of them still writes into the segment.
-	 */
-	tracepoint_synchronize_unregister();
-
+	/* Only what this device owns: another device may be in use. */
+	if (ivr_owned == inst)
+		ivr_owned = NULL;
 	/* The reader sees the end; the contents stay readable on the host. */
-	ivring_set_state(&inst->w, IVRING_STATE_STOPPED);
-	pci_info(pdev, "segment generation %#llx stopped\n", inst->w.generation);
-	memunmap(inst->base);
-	pci_release_region(pdev, IVR_BAR_SHMEM);
-	pci_disable_device(pdev);
-	ivr_instance_free(inst);
+	ivr_stop(inst, "device removed");
+	mutex_unlock(&ivr_mutex);
+	ivr_instance_free_state(inst);
+	/* devres now unmaps BAR2, releases it and disables the device. */
 }
+
+/*
+ * Reboot, kexec and power-off: the writer goes away with the kernel.  Tasks
+ * still run (reboot -f kills none), so the device is given up too: a
+ * reset or mode write now finds none and cannot make the segment LIVE
+ * again.  Nothing is freed; the kernel ends.
+ */
+static void ivr_pci_shutdown(struct pci_dev *pdev)
+{
+	struct ivr_instance *inst = pci_get_drvdata(pdev);
+
+	mutex_lock(&ivr_mutex);
+	if (ivr_owned == inst)
+		ivr_owned = NULL;
+	ivr_stop(inst, "shutdown");
+	mutex_unlock(&ivr_mutex);
+}
+
+#ifdef CONFIG_PM_SLEEP
+/* The last callback before hibernation powers the machine off. */
+static int ivr_pm_poweroff(struct device *dev)
+{
+	struct ivr_instance *inst = dev_get_drvdata(dev);
+
+	mutex_lock(&ivr_mutex);
+	ivr_stop(inst, "hibernation");
+	mutex_unlock(&ivr_mutex);
+	return 0;
+}
+
+/*
+ * Back from a hibernation image: the writer state is the image's, BAR2 is
+ * not.  A failure is not the resume's: the segment stays STOPPED and reset
+ * may try again.
+ */
+static int ivr_pm_restore(struct device *dev)
+{
+	struct ivr_instance *inst = dev_get_drvdata(dev);
+	int ret;
+
+	mutex_lock(&ivr_mutex);
+	ret = inst == ivr_owned ? ivr_instance_format(inst) : 0;
+	mutex_unlock(&ivr_mutex);
+	if (ret)
+		pci_err(to_pci_dev(dev), "formatting after the hibernation image failed: %d; tracing to it stops until a reset succeeds\n",
+			ret);
+	return 0;
+}
+#endif
+
+static const struct dev_pm_ops ivr_pm_ops = {
+#ifdef CONFIG_PM_SLEEP
+	.poweroff = ivr_pm_poweroff,
+	.restore = ivr_pm_restore,
+#endif
+};
 
 static struct pci_driver ivr_pci_driver = {
 	.name = IVR_NAME,
 	.id_table = ivr_pci_ids,
 	.probe = ivr_pci_probe,
 	.remove = ivr_pci_remove,
+	.shutdown = ivr_pci_shutdown,
+	.driver.pm = &ivr_pm_ops,
 };
 
 int ivr_pci_register(void)

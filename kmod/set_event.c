@@ -92,15 +92,10 @@ static ssize_t set_event_store(struct kobject *kobj,
 static ssize_t set_event_show(struct kobject *kobj,
 			      struct kobj_attribute *attr, char *buf)
 {
-	unsigned int i;
-	int len = 0;
+	ssize_t len;
 
 	mutex_lock(&ivr_mutex);
-	for (i = 0; i < ivr_nr_events; i++)
-		if (ivr_events[i].enabled)
-			len += sysfs_emit_at(buf, len, "%s:%s\n",
-					     ivr_events[i].sys,
-					     ivr_events[i].name);
+	len = ivr_show_event_list(buf, true, "set_event");
 	mutex_unlock(&ivr_mutex);
 	return len;
 }

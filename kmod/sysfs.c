@@ -20,12 +20,15 @@
  *
  * Only events whose tracepoint this kernel has appear.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
 #include "ivring.h"
+#include "testing.h"
 
 struct ivr_evdir {
 	struct kobject kobj;
@@ -281,18 +284,46 @@ static ssize_t tracing_on_store(struct kobject *kobj,
 	return count;
 }
 
+/**
+ * ivr_show_event_list() - the events of this kernel, "sys:event" a line
+ * @buf:		sysfs's page
+ * @enabled_only:	only the enabled events (set_event), else all of them
+ *			(available_events)
+ * @file:		the file's name in /sys/kernel/ivring/, for dmesg
+ *
+ * A show() has one page.  A list that outgrows it fails rather than end at
+ * the page's edge as if that were all, since a script that reads it would
+ * act on part of the list: 68 events take under 2K today, but the table
+ * grows.
+ *
+ * Context: for set_event, with ivr_mutex held.
+ * Return: the length, or -EFBIG (with a dmesg line) when it outgrew the page.
+ */
+ssize_t ivr_show_event_list(char *buf, bool enabled_only, const char *file)
+{
+	/* sysfs_emit_at() keeps a NUL at the page's end. */
+	size_t len = 0, room = min_t(size_t, PAGE_SIZE, ivr_test_list_room()) - 1;
+	unsigned int i;
+
+	for (i = 0; i < ivr_nr_events; i++) {
+		const struct ivr_event *ev = &ivr_events[i];
+
+		if (!ev->tp || (enabled_only && !ev->enabled))
+			continue;
+		if (len + strlen(ev->sys) + strlen(ev->name) + 2 > room) {
+			pr_warn_ratelimited("/sys/kernel/" IVR_NAME "/%s: the list outgrew the %zu bytes that sysfs allows; not shown\n",
+					    file, room + 1);
+			return -EFBIG;
+		}
+		len += sysfs_emit_at(buf, len, "%s:%s\n", ev->sys, ev->name);
+	}
+	return len;
+}
+
 static ssize_t available_events_show(struct kobject *kobj,
 				     struct kobj_attribute *attr, char *buf)
 {
-	unsigned int i;
-	int len = 0;
-
-	for (i = 0; i < ivr_nr_events; i++)
-		if (ivr_events[i].tp)
-			len += sysfs_emit_at(buf, len, "%s:%s\n",
-					     ivr_events[i].sys,
-					     ivr_events[i].name);
-	return len;
+	return ivr_show_event_list(buf, false, "available_events");
 }
 
 static ssize_t mode_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -436,6 +467,8 @@ int ivr_sysfs_init(void)
 	if (!ivr_root)
 		goto err;
 	ret = sysfs_create_group(ivr_root, &ivr_root_group);
+	if (!ret)
+		ret = ivr_test_fail_init("sysfs");
 	if (ret)
 		goto err;
 	ivr_events_kobj = kobject_create_and_add("events", ivr_root);
@@ -447,15 +480,19 @@ int ivr_sysfs_init(void)
 	if (ret)
 		goto err;
 	ret = ivr_add_event_dirs();
+	if (!ret)
+		ret = ivr_test_fail_init("events");
 	if (ret)
 		goto err;
 	ret = ivr_per_cpu_init(ivr_root);
+	if (!ret)
+		ret = ivr_test_fail_init("per_cpu");
 	if (ret)
 		goto err;
 	return 0;
 
 err:
-	pr_err(IVR_NAME ": cannot create /sys/kernel/" IVR_NAME ": %d\n", ret);
+	pr_err("cannot create /sys/kernel/" IVR_NAME ": %d\n", ret);
 	ivr_sysfs_exit();
 	return ret;
 }

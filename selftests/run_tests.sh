@@ -309,7 +309,7 @@ for mod in "$build"/module-*/ivring.ko; do
 	[ -e "$mod" ] || continue
 	kver=${mod%/ivring.ko}
 	kver=${kver##*/module-}
-	case $kver in *-test) continue ;; esac
+	case $kver in test | *-test) continue ;; esac
 	[ "$kver" = "$default_kver" ] && continue
 	if [ "${IVRING_VM_MATRIX:-0}" = 1 ]; then
 		vm_suite "vm-$kver" "$mod"

@@ -270,3 +270,29 @@ vm_chan_open() {
 vm_chan_send() {
 	printf '%s\n' "$1" >&"$vm_chan_fd"
 }
+
+# vm_check_read_all CONSOLE STATS EVENTS: the host read every event the
+# guest counted, nothing lost: per CPU, the guest's GUEST-STATS entries
+# (CONSOLE) equal ivring-read --stats' read events (STATS) and the event
+# lines (EVENTS), for the 2 CPUs of a guest.  Fails the test otherwise.
+vm_check_read_all() {
+	vm_awk '
+function bad(msg) { print "not ok: " msg; fails++ }
+BEGIN { ngcpu = vm_guest_stats(console); vm_host_stats(stats) }
+vm_lost($0) { bad("lost events: " $0); next }
+vm_event($0) { lines[ev_cpu]++; next }
+{ if (nother++ < 5) bad("not an event line: " $0) }
+END {
+	for (c in gcpu) {
+		e = gstat[c, "entries"]; r = hstat[c, "read events"]; l = hstat[c, "lost events"]
+		printf "# cpu%d: guest entries %s, host read %s, lost %s, %d lines\n", c, e, r, l, lines[c]
+		if (e == "" || r == "") { bad("cpu" c ": a counter is missing"); continue }
+		if (r != e || lines[c] + 0 != e + 0 || l != 0) bad("cpu" c ": the host did not read every event")
+		tot += e
+	}
+	if (ngcpu != 2) bad("expected stats of 2 CPUs from the guest, got " ngcpu)
+	if (!tot) bad("no events")
+	exit fails ? 1 : 0
+}' -v console="$1" -v stats="$2" "$3" ||
+		{ sed 's/^/# read: /' "$2"; fail "the host did not read every event"; }
+}
