@@ -116,7 +116,9 @@ if [ $f2 = 0 ]; then
 		echo "not ok: small BAR2: the line names no size larger than 65536: $line"; f2=1
 	else
 		echo "# ${line#SMALL-DMESG }"
-		probe=$(grep -m1 'ivring: probe of .* failed' "$vm_tmp/small.console")
+		# 6.1: "ivring: probe of DEV failed with error -28";
+		# 6.12: "ivring DEV: probe with driver ivring failed with error -28".
+		probe=$(grep -m1 -E 'ivring: probe of .* failed|probe with driver ivring failed' "$vm_tmp/small.console")
 		[ -n "$probe" ] || { echo "not ok: small BAR2: no 'probe of ... failed' line"; f2=1; }
 		echo "# $probe"
 		[ $f2 = 0 ] && echo "ok 2 BAR2 too small: probe fails naming 65536 and $need bytes, rmmod clean (${secs2}s)"
