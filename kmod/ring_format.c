@@ -60,7 +60,7 @@ static u64 place_areas(const struct ivring_params *p, u32 nr_subbufs,
 int ivring_layout(const struct ivring_params *p, struct ivring_header *h,
 		  u64 *need)
 {
-	u32 n = p->nr_subbufs;
+	u64 n = p->nr_subbufs;
 	u64 end;
 
 	memset(h, 0, sizeof(*h));
@@ -69,7 +69,7 @@ int ivring_layout(const struct ivring_params *p, struct ivring_header *h,
 	    p->subbuf_size < IVRING_SUBBUF_MIN ||
 	    p->subbuf_size > IVRING_SUBBUF_MAX ||
 	    (p->subbuf_size & (p->subbuf_size - 1)) ||
-	    (n && n < IVRING_NR_SUBBUFS_MIN) ||
+	    (n && (n < IVRING_NR_SUBBUFS_MIN || n > IVRING_NR_SUBBUFS_MAX)) ||
 	    p->format_size > IVRING_FORMAT_AREA_MAX ||
 	    (p->mode != IVRING_MODE_DISCARD && p->mode != IVRING_MODE_OVERWRITE))
 		return -EINVAL;
@@ -84,11 +84,14 @@ int ivring_layout(const struct ivring_params *p, struct ivring_header *h,
 					      sizeof(struct ivring_desc));
 		if (fixed <= p->segment_size)
 			n += (p->segment_size - fixed) / per_step;
+		if (n > IVRING_NR_SUBBUFS_MAX)
+			n = IVRING_NR_SUBBUFS_MAX;
 		/* The estimate ignores page rounding: settle it exactly. */
 		while (n > IVRING_NR_SUBBUFS_MIN &&
 		       place_areas(p, n, h) > p->segment_size)
 			n--;
-		while (place_areas(p, n + 1, h) <= p->segment_size)
+		while (n < IVRING_NR_SUBBUFS_MAX &&
+		       place_areas(p, n + 1, h) <= p->segment_size)
 			n++;
 	}
 	end = place_areas(p, n, h);

@@ -25,6 +25,14 @@
 
 #define IVRING_NEST_MAX		8	/* task, softirq, irq, NMI, with room */
 #define IVRING_FORMAT_SIZE_DEFAULT	(256 * 1024)
+/*
+ * Sub-buffers per CPU at most.  The BAR's size is the host's to choose and
+ * the writer keeps a private record per slot: without a cap, a huge BAR
+ * would size a guest allocation past what kvmalloc() allows (a WARN), and
+ * the count would outgrow the u32 it is kept in.  A larger BAR is used only
+ * in part.  2^20 slots of the largest sub-buffer are 64 GiB per CPU.
+ */
+#define IVRING_NR_SUBBUFS_MAX	(1U << 20)
 _Static_assert(IVRING_FORMAT_SIZE_DEFAULT <= IVRING_FORMAT_AREA_MAX,
 	       "a reader refuses a larger format area");
 

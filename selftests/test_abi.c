@@ -224,6 +224,27 @@ TEST(layout_fills_segment)
 	check_fills(_metadata, 1 << 20, 1, 256);
 }
 
+/*
+ * The BAR's size is the host's: a huge one must not size the writer's
+ * private slot records past any allocation, nor overflow the u32 count.
+ */
+TEST(layout_caps_huge_segment)
+{
+	struct ivring_params p = {
+		.segment_size = 1ULL << 50, .nr_cpus = 2, .subbuf_size = 256,
+		.mode = IVRING_MODE_DISCARD,
+	};
+	struct ivring_header h;
+	u64 need;
+
+	ASSERT_EQ(0, ivring_layout(&p, &h, &need));
+	EXPECT_EQ(IVRING_NR_SUBBUFS_MAX, h.nr_subbufs);
+	EXPECT_EQ(need, h.data_offset + h.data_size);
+	EXPECT_LT(need, p.segment_size);
+	p.nr_subbufs = IVRING_NR_SUBBUFS_MAX + 1;
+	EXPECT_EQ(-EINVAL, ivring_layout(&p, &h, &need));
+}
+
 TEST(layout)
 {
 	struct ivring_params p = {
