@@ -39,6 +39,7 @@ struct ivr_instance {
 	struct ivring_writer w;
 	void *cpus_mem;			/* kvcalloc()ed, holds w.cpus */
 	struct ivring_slot *slots;
+	bool thaw_publish;		/* published when frozen; under ivr_mutex */
 };
 
 /*

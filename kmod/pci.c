@@ -348,6 +348,38 @@ static void ivr_pci_shutdown(struct pci_dev *pdev)
 }
 
 #ifdef CONFIG_PM_SLEEP
+/*
+ * Before the hibernation snapshot: no probe may write while it is taken,
+ * so that the image holds an unpublished instance.  Restored, that image
+ * then writes nothing with its stale writer state until .restore has
+ * formatted BAR2 afresh; the kernel that took the image goes on at .thaw
+ * with the state that matches BAR2, since it wrote it all along.
+ */
+static int ivr_pm_freeze(struct device *dev)
+{
+	struct ivr_instance *inst = dev_get_drvdata(dev);
+
+	mutex_lock(&ivr_mutex);
+	inst->thaw_publish = rcu_access_pointer(ivr_inst) == inst;
+	ivr_unpublish(inst);
+	mutex_unlock(&ivr_mutex);
+	return 0;
+}
+
+/* The snapshot is taken (or hibernation failed): tracing goes on. */
+static int ivr_pm_thaw(struct device *dev)
+{
+	struct ivr_instance *inst = dev_get_drvdata(dev);
+
+	mutex_lock(&ivr_mutex);
+	if (inst->thaw_publish && inst == ivr_owned)
+		/* Paired with rcu_dereference_sched() in ivr_probe_begin(). */
+		rcu_assign_pointer(ivr_inst, inst);
+	inst->thaw_publish = false;
+	mutex_unlock(&ivr_mutex);
+	return 0;
+}
+
 /* The last callback before hibernation powers the machine off. */
 static int ivr_pm_poweroff(struct device *dev)
 {
@@ -381,6 +413,8 @@ static int ivr_pm_restore(struct device *dev)
 
 static const struct dev_pm_ops ivr_pm_ops = {
 #ifdef CONFIG_PM_SLEEP
+	.freeze = ivr_pm_freeze,
+	.thaw = ivr_pm_thaw,
 	.poweroff = ivr_pm_poweroff,
 	.restore = ivr_pm_restore,
 #endif
