@@ -324,9 +324,8 @@ static bool loss_changed(const struct ivring_writer_cpu *c,
 }
 
 /*
- * Store the counters, all of them each time, so that a value the host
- * wrote over one lasts only until the next publication.  The segment's copy
- * is never read back: @c->shown keeps what we stored, for the guest's own
+ * Store the counters that changed since the last publication.  The
+ * segment's copy is never read back: @c->shown keeps what we stored, for the guest's own
  * stats.  Plain stores, no read-modify-write, so a host value can neither
  * keep us spinning nor be counted from.  The loss counters share no cache
  * line with commit_seq, so storing them does not disturb a polling reader.
@@ -337,18 +336,29 @@ static void store_counts(struct ivring_writer_cpu *c,
 	struct ivring_cpu *s = c->shared;
 	struct ivring_cpu_counts *o = &c->shown;
 
-	WRITE_ONCE(o->entries, n->entries);
-	WRITE_ONCE(o->bytes, n->bytes);
-	WRITE_ONCE(o->last_ts, n->last_ts);
-	WRITE_ONCE(o->dropped, n->dropped);
-	WRITE_ONCE(o->overrun, n->overrun);
-	WRITE_ONCE(o->rejected, n->rejected);
-	WRITE_ONCE(s->entries, n->entries);
-	WRITE_ONCE(s->bytes, n->bytes);
-	WRITE_ONCE(s->last_ts, n->last_ts);
-	WRITE_ONCE(s->dropped, n->dropped);
-	WRITE_ONCE(s->overrun, n->overrun);
-	WRITE_ONCE(s->rejected, n->rejected);
+	/*
+	 * Only a group that changed: a storm of drops must not take the
+	 * cache line of commit_seq, which a reader polls, on every event.
+	 * A value the host wrote over one lasts until the group next changes.
+	 */
+	if (n->entries != o->entries || n->bytes != o->bytes ||
+	    n->last_ts != o->last_ts) {
+		WRITE_ONCE(o->entries, n->entries);
+		WRITE_ONCE(o->bytes, n->bytes);
+		WRITE_ONCE(o->last_ts, n->last_ts);
+		WRITE_ONCE(s->entries, n->entries);
+		WRITE_ONCE(s->bytes, n->bytes);
+		WRITE_ONCE(s->last_ts, n->last_ts);
+	}
+	if (n->dropped != o->dropped || n->overrun != o->overrun ||
+	    n->rejected != o->rejected) {
+		WRITE_ONCE(o->dropped, n->dropped);
+		WRITE_ONCE(o->overrun, n->overrun);
+		WRITE_ONCE(o->rejected, n->rejected);
+		WRITE_ONCE(s->dropped, n->dropped);
+		WRITE_ONCE(s->overrun, n->overrun);
+		WRITE_ONCE(s->rejected, n->rejected);
+	}
 }
 
 /*
