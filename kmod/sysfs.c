@@ -349,11 +349,16 @@ static ssize_t mode_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (READ_ONCE(ivr_tracing_on)) {
 		ret = -EBUSY;
 	} else if (mode != ivr_mode) {
+		unsigned int old = ivr_mode;
+
 		WRITE_ONCE(ivr_mode, mode);
 		ret = ivr_reformat();
 		/* No device yet: the mode applies when one is bound. */
 		if (ret == -ENODEV)
 			ret = 0;
+		/* A failed write changes no setting: reset retries the old. */
+		else if (ret)
+			WRITE_ONCE(ivr_mode, old);
 	}
 	mutex_unlock(&ivr_mutex);
 	return ret ? ret : count;
