@@ -113,8 +113,9 @@ ping -c 3 -i 0.2 127.0.0.1 > /dev/null || { echo "FAIL: ping"; exit 23; }
 dd if=/dev/zero of=/dev/vda bs=64k count=16 oflag=direct 2> /dev/null || exit 24
 dd if=/dev/vda of=/dev/null bs=64k count=16 iflag=direct 2> /dev/null || exit 25
 wait
-# Idle: cpu_idle, tick_stop, the tick's hrtimers.
-sleep 1
+# Idle: cpu_idle, tick_stop, the tick's hrtimers.  Two seconds: on a
+# loaded host, a TCG guest on 6.12-rt once had no CPU stop its tick in one.
+sleep 2
 echo 0 > $t/tracing_on || exit 26
 for f in $t/per_cpu/cpu*/stats; do
 	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
