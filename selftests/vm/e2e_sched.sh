@@ -11,8 +11,9 @@
 #   - each workload pid is switched in and out and woken, with comm "sh";
 #   - every pid in sched_switch/sched_wakeup existed in the guest: it is in
 #     the guest's process list, a workload pid, a child whose fork was
-#     traced, or 0 (swapper/N); a pid that did not exec while traced has the
-#     guest's comm in every event (a kworker's /proc comm adds "-<wq>");
+#     traced, one freed while traced (sched_process_free), or 0
+#     (swapper/N); a pid that did not exec while traced has the guest's
+#     comm in every event (a kworker's /proc comm adds "-<wq>");
 #   - for every CPU, events read + lost == the guest's entries (and the
 #     host's entries are the guest's), the decoded lines of that CPU are the
 #     events read, and nothing was dropped or overwritten.
@@ -126,6 +127,8 @@ BEGIN {
 		forked[field($0, "child_pid")] = 1
 	} else if (ev == "sched_process_exec") {
 		execd[field($0, "pid")] = 1
+	} else if (ev == "sched_process_free") {
+		freed[field($0, "pid")] = 1
 	}
 }
 END {
@@ -148,8 +151,10 @@ END {
 	nused = 0
 	for (p in used) {
 		nused++
-		if (!(p in proc) && !(p in wl) && !(p in forked))
-			bad("pid " p " in sched events is neither in the guest nor forked while traced")
+		# A child can still be on its way out (insmod's last switch, state
+		# X, after its parent has gone on to enable tracing): freed then.
+		if (!(p in proc) && !(p in wl) && !(p in forked) && !(p in freed))
+			bad("pid " p " in sched events is neither in the guest nor forked or freed while traced")
 	}
 	for (k in ev_comm) {
 		split(k, a, SUBSEP); p = a[1]
