@@ -64,6 +64,12 @@ required="sched_switch sched_waking sched_wakeup sched_wakeup_new
 	sys_exit workqueue_queue_work workqueue_activate_work
 	workqueue_execute_start workqueue_execute_end block_rq_issue
 	block_rq_complete net_dev_xmit netif_receive_skb cpu_idle"
+# PREEMPT_RT expires timers in a thread (ktimers): a 6.12-rt TCG guest
+# often keeps its tick through the idle below, also when idle for two
+# seconds on a quiet host.  There tick_stop is printed as not fired.
+case $vm_kver in
+*-rt-*) required=${required/ tick_stop/} ;;
+esac
 
 # event:change,... where a change is -field (left out) or field=ivr_name.
 deviations="kmem_cache_alloc:-bytes_alloc,-accounted kmem_cache_free:-name
@@ -113,8 +119,7 @@ ping -c 3 -i 0.2 127.0.0.1 > /dev/null || { echo "FAIL: ping"; exit 23; }
 dd if=/dev/zero of=/dev/vda bs=64k count=16 oflag=direct 2> /dev/null || exit 24
 dd if=/dev/vda of=/dev/null bs=64k count=16 iflag=direct 2> /dev/null || exit 25
 wait
-# Idle: cpu_idle, tick_stop, the tick's hrtimers.  Two seconds: on a
-# loaded host, a TCG guest on 6.12-rt once had no CPU stop its tick in one.
+# Idle: cpu_idle, tick_stop, the tick's hrtimers.
 sleep 2
 echo 0 > $t/tracing_on || exit 26
 for f in $t/per_cpu/cpu*/stats; do

@@ -151,8 +151,8 @@ END {
 	nused = 0
 	for (p in used) {
 		nused++
-		# A child can still be on its way out (insmod's last switch, state
-		# X, after its parent has gone on to enable tracing): freed then.
+		# A child can still be on its way out (the last switch of insmod,
+		# state X, after its parent went on to enable tracing): freed.
 		if (!(p in proc) && !(p in wl) && !(p in forked) && !(p in freed))
 			bad("pid " p " in sched events is neither in the guest nor forked or freed while traced")
 	}
