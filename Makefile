@@ -86,7 +86,8 @@ WARNINGS	:= -Wall -Wextra -Wshadow -Wno-unused-parameter
 ifeq ($(WERROR),1)
 WARNINGS	+= -Werror
 endif
-BASE_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE $(WARNINGS) -MMD -MP
+BASE_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE $(WARNINGS) -MMD -MP \
+		   -DIVRING_VERSION=\"$(VERSION)\"
 
 TEP_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags libtraceevent 2>/dev/null)
 TEP_LIBS	:= $(or $(shell $(PKG_CONFIG) --libs libtraceevent 2>/dev/null),-ltraceevent)

@@ -291,65 +291,16 @@ static void skip_changed(struct ivring *r, u32 cpu, u64 desc_seq)
 static int parse(struct ivring *r, u32 cpu)
 {
 	struct ivr_cpu *c = &r->cpus[cpu];
-	const u8 *rec = c->page + HDR_SIZE;
+	int ret;
 
-	while (c->off < c->page_len) {
-		u32 left = c->page_len - c->off;
-		u32 h = left >= 4 ? get32(rec + c->off) : 0;
-		u32 type = h & ((1U << IVRING_TYPE_LEN_BITS) - 1);
-		u32 delta = h >> IVRING_TYPE_LEN_BITS;
-		u32 hlen = 4, plen, arr;
-
-		if (left < 8)
-			return -1;	/* every record we accept is 8+ bytes */
-		arr = get32(rec + c->off + 4);
-		switch (type) {
-		case IVRING_TYPE_PADDING:
-			if (!delta) {
-				/* ftrace's null padding: nothing follows. */
-				c->off = c->page_len;
-				return 0;
-			}
-			if (arr < 4 || arr > left - 4)
-				return -1;
-			c->off += arr + 4;
-			continue;
-		case IVRING_TYPE_TIME_EXTEND:
-			c->ts += ((u64)arr << IVRING_TS_SHIFT) | delta;
-			c->off += 8;
-			continue;
-		case IVRING_TYPE_TIME_STAMP:
-			c->ts = (c->ts & ~((1ULL << 59) - 1)) |
-				((u64)arr << IVRING_TS_SHIFT) | delta;
-			c->off += 8;
-			continue;
-		case 0:
-			if (arr < 4 || arr - 4 > left - 8)
-				return -1;
-			hlen = 8;
-			plen = (arr - 4 + 3) & ~3U;
-			if (plen > left - 8)
-				return -1;
-			break;
-		default:
-			plen = type * 4;
-			if (plen > left - 4)
-				return -1;
-			break;
-		}
-
+	ret = ivr_rec_parse(c->page + HDR_SIZE, c->page_len, &c->off, &c->ts,
+			    &c->ev, &c->ev_end);
+	if (ret > 0) {
 		c->ev.cpu = cpu;
-		c->ev.ts = c->ts + delta;
-		c->ev.data = rec + c->off + hlen;
-		c->ev.size = plen;
-		c->ev.type = plen >= 2 ? (u16)(rec[c->off + hlen] |
-					       rec[c->off + hlen + 1] << 8) : 0;
 		c->ev.lost = c->pending_lost;
-		c->ev_end = c->off + hlen + plen;
 		c->have_ev = true;
-		return 1;
 	}
-	return 0;
+	return ret;
 }
 
 /*

@@ -186,6 +186,14 @@ int ivr_begin_cpu_call(struct ivring *r, u32 cpu);
 u32 ivr_live_state(struct ivring *r);
 void ivr_heartbeat(struct ivring *r);
 
+/*
+ * The record at *off of a page's @len bytes of records (rec_parse.c).  Time
+ * extends and padding are passed over, moving *off and *ts.  Returns 1 with
+ * @ev's ts, data, size and type set and *off left at the event, whose
+ * record ends at *ev_end; 0 at the end; -1 for a record that does not fit.
+ */
+int ivr_rec_parse(const u8 *rec, u32 len, u32 *off, u64 *ts,
+		  struct ivring_event *ev, u32 *ev_end);
 /* Format area -> r->fmts (format_area.c).  Hostile input: copied first. */
 int ivr_formats_frame(struct ivring *r);
 void ivr_formats_unframe(struct ivring *r);

@@ -314,6 +314,75 @@ IVRING_API int ivring__format_stats(struct ivring *r,
 IVRING_API int ivring__snprint(struct ivring *r, const struct ivring_event *ev,
 			       char *buf, size_t len);
 
+/*
+ * Recording: the pages of ivring__read_page(), written as they are into a
+ * file that the usual tools open, with nothing decoded on the way
+ * (record.c, and one file per format).
+ *
+ * A recording takes what it needs from @r inside ivring__rec_open(): the
+ * format texts, the clock and the layout of this generation.  Its pages
+ * must come from that generation; at a new one (-ESTALE), close it and
+ * open another file.  A recording is not thread-safe.
+ */
+struct ivring_rec;
+
+enum {
+	/* trace-cmd's trace.dat: trace-cmd report, KernelShark, Trace Compass (v6) */
+	IVRING_REC_TRACE_DAT = 1,
+	/* a CTF 1.8 directory: babeltrace2, Trace Compass */
+	IVRING_REC_CTF = 2,
+};
+
+struct ivring_rec_opts {
+	size_t sz;		/* sizeof(struct ivring_rec_opts) */
+	unsigned int format;	/* IVRING_REC_* */
+	unsigned int version;	/* trace.dat file version, 6 or 7; 0: 7 */
+	uint64_t trace_id;	/* trace.dat TRACEID, CTF trace uuid seed; 0: random */
+	const char *name;	/* the guest's name; NULL: the segment file's name */
+};
+
+/*
+ * Start a recording into @path: a file for trace.dat, a directory for CTF.
+ * A trace.dat is written beside it in per-CPU files (@path.cpuN) and put
+ * together at ivring__rec_close(), as trace-cmd record does; a CTF
+ * directory's stream files grow in place.  Errors: -EINVAL (bad options),
+ * -EEXIST (a CTF directory that is not empty), the errors of creating the
+ * files, -ENOMEM; ivring__errmsg(r) says why.
+ */
+IVRING_API int ivring__rec_open(struct ivring *r, const char *path,
+				const struct ivring_rec_opts *opts,
+				struct ivring_rec **out);
+/*
+ * Append a page of @cpu.  The page is copied: @pg->data may be reused as
+ * soon as this returns.  Pages are written out in batches; once
+ * ivring__rec_flush() returns 0, every page passed before it is in the
+ * recording's files (not necessarily synced), so that a reader with
+ * IVRING_OPEN_EXPLICIT_COMMIT may commit them.
+ */
+IVRING_API int ivring__rec_page(struct ivring_rec *w, unsigned int cpu,
+				const struct ivring_page *pg);
+IVRING_API int ivring__rec_flush(struct ivring_rec *w);
+/*
+ * Complete the file(s) and free @w.  Returns 0, or -errno with the reason
+ * in @errbuf; the per-CPU files of a trace.dat that could not be put
+ * together are left in place then.
+ */
+IVRING_API int ivring__rec_close(struct ivring_rec *w, char *errbuf,
+				 size_t errbuf_len);
+/* Why the last call on @w failed. */
+IVRING_API const char *ivring__rec_errmsg(const struct ivring_rec *w);
+
+struct ivring_rec_stats {
+	size_t sz;		/* sizeof(struct ivring_rec_stats) */
+	uint64_t pages;
+	uint64_t events;
+	uint64_t lost;		/* marked in the pages written */
+	uint64_t bytes;		/* written so far, over all files */
+};
+/* Totals over every CPU; fills at most @st->sz bytes. */
+IVRING_API int ivring__rec_stats(const struct ivring_rec *w,
+				 struct ivring_rec_stats *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,26 +19,17 @@
 
 #include <linux/ivring.h>
 #include "libivring.h"
+#include "read_common.h"
+#include "read_record.h"
 #include "tool_msg.h"
 
 #define PROG		"ivring-read"
 
-/* Exit codes, as --help documents them. */
-#define EXIT_RUNTIME	1
-#define EXIT_USAGE	2
-#define EXIT_SEGMENT	3
-
-/* Retry interval of an open that waits for the guest. */
-#define BACKOFF_MAX_NS	10000000ULL
-/* How long one wait for events lasts before the stop flag is looked at. */
-#define POLL_MS		200
 /*
  * Events printed between two commits.  Every commit follows a flush, so
  * whatever stops the reader, nothing it consumed is left unwritten.
  */
 #define COMMIT_EVERY	1024
-/* How long open waits for a guest that is formatting the segment. */
-#define OPEN_RETRY_NS	2000000000ULL
 
 #define MAX_PATTERNS	64
 #define NR_TYPES	65536
@@ -63,18 +54,12 @@ struct read_counts {
 	uint64_t committed;	/* events whose output was flushed and consumed */
 };
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: " PROG " [options] /dev/shm/NAME | NAME\n"
+"       " PROG " record [-o FILE.dat | --ctf DIR] [options] /dev/shm/NAME\n"
 "Print the trace events of an ivring segment, as trace-cmd report does.\n"
 "By default the events read are consumed: the guest may reuse their space.\n"
 "\n"
@@ -90,6 +75,9 @@ static void usage(FILE *f)
 "  -s, --stats           at the end, print per-CPU statistics to stderr in\n"
 "                        the wording of tracefs per_cpu/cpuN/stats\n"
 "  -h, --help            this text\n"
+"\n"
+"ivring-read record writes a trace.dat or a CTF trace instead of text,\n"
+"copying pages and decoding nothing: see ivring-read record --help.\n"
 "\n"
 "A line \"CPU:N [LOST K EVENTS]\" precedes the first event read after K\n"
 "events of CPU N were lost.  At the end, a summary goes to stderr.\n"
@@ -211,88 +199,12 @@ static void parse_args(int argc, char **argv, struct read_opts *o)
 			exit(EXIT_USAGE);
 		}
 	}
-	if (optind != argc - 1) {
-		tool_warn(optind == argc ? "no segment given" :
-		     "one segment at a time; got '%s' and more", argv[optind]);
-		fprintf(stderr, "Try '" PROG " --help' for more information.\n");
-		exit(EXIT_USAGE);
-	}
-	o->path = argv[optind];
+	o->path = segment_arg(argc, argv, PROG);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
 
-	nanosleep(&ts, NULL);	/* a signal cuts it short: we check the flag */
-}
-
-static int exit_code(int err)
-{
-	switch (err) {
-	case -ENOTTY:
-	case -EPROTONOSUPPORT:
-	case -EFBIG:
-	case -EINVAL:
-		return EXIT_SEGMENT;
-	default:
-		return EXIT_RUNTIME;
-	}
-}
-
-static int open_segment(const struct read_opts *o, struct ivring **r)
-{
-	char err[PATH_MAX + 512] = "";
-	struct ivring_open_opts oo = {
-		.sz = sizeof(oo),
-		.flags = o->peek ? IVRING_OPEN_PEEK : IVRING_OPEN_EXPLICIT_COMMIT,
-		.errbuf = err,
-		.errbuf_len = sizeof(err),
-	};
-	uint64_t deadline = now_ns() + OPEN_RETRY_NS;
-	bool told = false;
-	int ret;
-
-	for (;;) {
-		ret = ivring__open(o->path, &oo, r);
-		if (!ret || stop_requested)
-			break;
-		/* A guest that is formatting the segment is done within moments. */
-		if (ret == -EAGAIN && now_ns() < deadline) {
-			sleep_ns(BACKOFF_MAX_NS);
-			continue;
-		}
-		/*
-		 * Following, a segment that does not exist yet or that the
-		 * guest has not formatted yet (QEMU starts before the module
-		 * loads) is one to wait for, not an error.
-		 */
-		if (!o->follow || (ret != -ENOENT && ret != -ENOTTY &&
-				   ret != -EAGAIN))
-			break;
-		if (!told)
-			tool_warn("%s; waiting for the guest", err);
-		told = true;
-		sleep_ns(BACKOFF_MAX_NS);
-	}
-	if (ret && told && stop_requested) {
-		*r = NULL;	/* Ctrl-C while waiting: nothing to read, no error */
-		return 0;
-	}
-	if (ret) {
-		tool_warn("%s", err[0] ? err : strerror(-ret));
-		return exit_code(ret);
-	}
-	return 0;
-}
 
 /*
  * The event ids that -e selects, in this generation's formats.  Returns
@@ -326,25 +238,6 @@ static bool build_filter(struct ivring *r, const struct read_opts *o,
 	return ok;
 }
 
-/*
- * One line per generation when some event formats were skipped: their
- * events print as [UNKNOWN TYPE N].  Parses the formats now, so that the
- * count includes those that libtraceevent refused.
- */
-static void warn_skipped_formats(struct ivring *r, const char *path)
-{
-	struct ivring_format_stats st = { .sz = sizeof(st) };
-	char first[32] = "";
-
-	ivring__tep(r);
-	if (ivring__format_stats(r, &st) || !st.skipped || !st.first_reason)
-		return;
-	if (st.first_id >= 0)
-		snprintf(first, sizeof(first), " (id %d)", st.first_id);
-	tool_warn("%s%s: %u of %u event formats skipped; the first%s: %s",
-		  strchr(path, '/') ? "" : "/dev/shm/", path, st.skipped,
-		  st.records, first, st.first_reason);
-}
 
 static int select_cpus(struct ivring *r, const struct read_opts *o)
 {
@@ -556,26 +449,17 @@ int main(int argc, char **argv)
 {
 	struct read_opts o = { 0 };
 	struct read_counts n = { 0 };
-	/*
-	 * SA_RESTART: a write into a slow pipe is not cut short, so no line
-	 * is half-written and then counted.  SA_RESETHAND: when that write
-	 * blocks for good, a second Ctrl-C kills us; the events since the
-	 * last commit stay in the segment for the next reader.
-	 */
-	struct sigaction sa = { .sa_handler = on_signal,
-				.sa_flags = SA_RESTART | SA_RESETHAND };
 	uint8_t *want = NULL;
 	struct ivring *r = NULL;
 	FILE *out = stdout;
 	int err;
 
+	if (argc > 1 && !strcmp(argv[1], "record"))
+		return record_main(argc - 1, argv + 1);
 	parse_args(argc, argv, &o);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	/* A closed pipe ends the output, but not before we flush and count. */
-	signal(SIGPIPE, SIG_IGN);
+	read_signals();
 
-	err = open_segment(&o, &r);
+	err = open_segment(o.path, o.peek, o.follow, &r);
 	if (err || !r)
 		goto out;
 	warn_skipped_formats(r, o.path);

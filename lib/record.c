@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * Recordings: the part that does not depend on the file format.  At open it
+ * copies what the format writers need from the segment (the layout, the
+ * clock, the format texts that passed their checks), so that a recording
+ * outlives its reader's generation; then it counts what goes through.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "record.h"
+
+int ivr_rec_err(struct ivring_rec *w, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->err, sizeof(w->err), fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* @off (u64)-1: at the file's offset, which moves on. */
+static int write_at(int fd, const void *buf, size_t len, u64 off)
+{
+	const u8 *p = buf;
+
+	while (len) {
+		ssize_t n = off == (u64)-1 ? write(fd, p, len) :
+					     pwrite(fd, p, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -EIO;
+		p += n;
+		len -= n;
+		if (off != (u64)-1)
+			off += n;
+	}
+	return 0;
+}
+
+int ivr_write_all(int fd, const void *buf, size_t len)
+{
+	return write_at(fd, buf, len, (u64)-1);
+}
+
+int ivr_pwrite_all(int fd, const void *buf, size_t len, u64 off)
+{
+	return write_at(fd, buf, len, off);
+}
+
+/* Formats that libtraceevent refused are left out: their events are unknown. */
+static int copy_formats(struct ivring_rec *w, struct ivring *r)
+{
+	struct ivring_format_info fi = { .sz = sizeof(fi) };
+	size_t str_len = 0, pos = 0;
+	unsigned int i, n = 0;
+
+	if (!ivring__tep(r))
+		return ivr_err(r, -ENOMEM, "out of memory parsing the formats");
+	for (i = 0; !ivring__format(r, i, &fi); i++) {
+		if (fi.flags & IVRING_FORMAT_REFUSED)
+			continue;
+		str_len += strlen(fi.system) + 1 + fi.text_len + 1;
+		n++;
+	}
+	w->fmts = calloc(n ? n : 1, sizeof(*w->fmts));
+	w->str = malloc(str_len ? str_len : 1);
+	if (!w->fmts || !w->str)
+		return ivr_err(r, -ENOMEM, "out of memory copying the formats");
+	for (i = 0; !ivring__format(r, i, &fi); i++) {
+		struct ivr_rec_fmt *f = &w->fmts[w->nr_fmts];
+		size_t sl = strlen(fi.system) + 1;
+
+		if (fi.flags & IVRING_FORMAT_REFUSED)
+			continue;
+		f->id = fi.id;
+		f->system = memcpy(w->str + pos, fi.system, sl);
+		pos += sl;
+		f->text = memcpy(w->str + pos, fi.text, fi.text_len);
+		w->str[pos + fi.text_len] = '\0';
+		f->len = fi.text_len;
+		pos += fi.text_len + 1;
+		w->nr_fmts++;
+	}
+	return 0;
+}
+
+static void rec_free(struct ivring_rec *w)
+{
+	if (w->ops && w->priv)
+		w->ops->free(w);
+	free(w->path);
+	free(w->name);
+	free(w->seg_path);
+	free(w->fmts);
+	free(w->str);
+	free(w->cpus);
+	free(w);
+}
+
+static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
+		     const struct ivring_rec_opts *o)
+{
+	const char *base;
+	int ret;
+
+	w->info.sz = sizeof(w->info);
+	ret = ivring__info(r, &w->info);
+	if (ret)
+		return ret;
+	w->format = o->format;
+	w->version = o->version ? o->version : 7;
+	w->trace_id = o->trace_id;
+	while (!w->trace_id &&
+	       getrandom(&w->trace_id, sizeof(w->trace_id), 0) < 0) {
+		if (errno != EINTR)
+			return ivr_err(r, -errno, "getrandom: %s", strerror(errno));
+	}
+	base = strrchr(r->path, '/');
+	base = base ? base + 1 : r->path;
+	w->path = strdup(path);
+	w->seg_path = strdup(r->path);
+	w->name = strdup(o->name ? o->name : base);
+	w->cpus = calloc(w->info.nr_cpus ? w->info.nr_cpus : 1, sizeof(*w->cpus));
+	if (!w->path || !w->seg_path || !w->name || !w->cpus)
+		return ivr_err(r, -ENOMEM, "out of memory for a recording");
+	ret = copy_formats(w, r);
+	if (ret)
+		return ret;
+	ret = w->ops->begin(w, r);
+	if (ret)
+		return ivr_err(r, ret, "%s", w->err);
+	return 0;
+}
+
+static const struct ivr_rec_ops *rec_ops(unsigned int format)
+{
+	switch (format) {
+	case IVRING_REC_TRACE_DAT:
+		return &ivr_rec_tracedat_ops;
+	}
+	return NULL;
+}
+
+int ivring__rec_open(struct ivring *r, const char *path,
+		     const struct ivring_rec_opts *o, struct ivring_rec **out)
+{
+	struct ivring_rec *w;
+	int ret;
+
+	if (!r || !path || !*path || !o || !out || o->sz < sizeof(o->sz))
+		return -EINVAL;
+	*out = NULL;
+	if (o->sz > sizeof(*o) && !ivr_struct_tail_zero(o, o->sz, sizeof(*o)))
+		return ivr_err(r, -EINVAL, "ivring__rec_open: unknown options");
+	if (o->sz < sizeof(*o))
+		return ivr_err(r, -EINVAL, "ivring__rec_open: options too short");
+	if (o->format != IVRING_REC_TRACE_DAT && o->format != IVRING_REC_CTF)
+		return ivr_err(r, -EINVAL, "ivring__rec_open: unknown format %u",
+			       o->format);
+	if (o->format == IVRING_REC_TRACE_DAT && o->version &&
+	    o->version != 6 && o->version != 7)
+		return ivr_err(r, -EINVAL,
+			       "trace.dat version %u: only 6 and 7 are written",
+			       o->version);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return ivr_err(r, -ENOMEM, "out of memory for a recording");
+	w->ops = rec_ops(o->format);
+	if (!w->ops) {
+		free(w);
+		return ivr_err(r, -EOPNOTSUPP,
+			       "ivring__rec_open: format %u is not built in",
+			       o->format);
+	}
+	ret = rec_setup(w, r, path, o);
+	if (ret) {
+		rec_free(w);
+		return ret;
+	}
+	*out = w;
+	return 0;
+}
+
+int ivring__rec_page(struct ivring_rec *w, unsigned int cpu,
+		     const struct ivring_page *pg)
+{
+	struct ivr_rec_cpu *c;
+	int ret;
+
+	if (!w || !pg || pg->sz < offsetof(struct ivring_page, data) +
+				   sizeof(pg->data))
+		return -EINVAL;
+	if (cpu >= w->info.nr_cpus)
+		return ivr_rec_err(w, -EINVAL, "CPU %u: the segment has %u",
+				   cpu, w->info.nr_cpus);
+	if (pg->size != w->info.subbuf_size || pg->len > pg->size - 16)
+		return ivr_rec_err(w, -EINVAL,
+				   "a page of %u bytes (%u of records) in a recording of %u-byte pages",
+				   pg->size, pg->len, w->info.subbuf_size);
+	if (w->failed)
+		return ivr_rec_err(w, -EIO, "an earlier write failed: %s",
+				   w->err);
+	ret = w->ops->page(w, cpu, pg);
+	if (ret) {
+		w->failed = true;
+		return ret;
+	}
+	c = &w->cpus[cpu];
+	c->pages++;
+	c->events += pg->events;
+	c->lost += pg->lost;
+	if (!c->first_ts)
+		c->first_ts = pg->first_ts;
+	c->last_ts = pg->last_ts;
+	return 0;
+}
+
+int ivring__rec_flush(struct ivring_rec *w)
+{
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	if (w->failed)
+		return ivr_rec_err(w, -EIO, "an earlier write failed: %s",
+				   w->err);
+	ret = w->ops->flush(w);
+	if (ret)
+		w->failed = true;
+	return ret;
+}
+
+int ivring__rec_close(struct ivring_rec *w, char *errbuf, size_t errbuf_len)
+{
+	int ret;
+
+	if (!w)
+		return 0;
+	ret = w->failed ? -EIO : w->ops->flush(w);
+	if (!ret)
+		ret = w->ops->end(w);
+	if (ret && errbuf && errbuf_len)
+		snprintf(errbuf, errbuf_len, "%s", w->err);
+	rec_free(w);
+	return ret;
+}
+
+const char *ivring__rec_errmsg(const struct ivring_rec *w)
+{
+	return w ? w->err : "no recording";
+}
+
+int ivring__rec_stats(const struct ivring_rec *w, struct ivring_rec_stats *st)
+{
+	struct ivring_rec_stats s = { 0 };
+	u32 cpu;
+
+	if (!w || !st || st->sz < sizeof(st->sz))
+		return -EINVAL;
+	s.sz = st->sz;
+	s.bytes = w->meta_bytes;
+	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
+		s.pages += w->cpus[cpu].pages;
+		s.events += w->cpus[cpu].events;
+		s.lost += w->cpus[cpu].lost;
+		s.bytes += w->cpus[cpu].bytes;
+	}
+	memcpy(st, &s, st->sz < sizeof(s) ? st->sz : sizeof(s));
+	return 0;
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/* What ivring-read's printing and recording modes share. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libivring.h"
+#include "read_common.h"
+#include "tool_msg.h"
+
+/* How long open waits for a guest that is formatting the segment. */
+#define OPEN_RETRY_NS	2000000000ULL
+
+volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+void read_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal,
+				.sa_flags = SA_RESTART | SA_RESETHAND };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* A closed pipe ends the output, but not before we flush and count. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
+
+	nanosleep(&ts, NULL);	/* a signal cuts it short: we check the flag */
+}
+
+int exit_code(int err)
+{
+	switch (err) {
+	case -ENOTTY:
+	case -EPROTONOSUPPORT:
+	case -EFBIG:
+	case -EINVAL:
+		return EXIT_SEGMENT;
+	default:
+		return EXIT_RUNTIME;
+	}
+}
+
+int open_segment(const char *path, bool peek, bool follow, struct ivring **r)
+{
+	char err[PATH_MAX + 512] = "";
+	struct ivring_open_opts oo = {
+		.sz = sizeof(oo),
+		.flags = peek ? IVRING_OPEN_PEEK : IVRING_OPEN_EXPLICIT_COMMIT,
+		.errbuf = err,
+		.errbuf_len = sizeof(err),
+	};
+	uint64_t deadline = now_ns() + OPEN_RETRY_NS;
+	bool told = false;
+	int ret;
+
+	for (;;) {
+		ret = ivring__open(path, &oo, r);
+		if (!ret || stop_requested)
+			break;
+		/* A guest that is formatting the segment is done within moments. */
+		if (ret == -EAGAIN && now_ns() < deadline) {
+			sleep_ns(BACKOFF_MAX_NS);
+			continue;
+		}
+		/*
+		 * Following, a segment that does not exist yet or that the
+		 * guest has not formatted yet (QEMU starts before the module
+		 * loads) is one to wait for, not an error.
+		 */
+		if (!follow || (ret != -ENOENT && ret != -ENOTTY &&
+				   ret != -EAGAIN))
+			break;
+		if (!told)
+			tool_warn("%s; waiting for the guest", err);
+		told = true;
+		sleep_ns(BACKOFF_MAX_NS);
+	}
+	if (ret && told && stop_requested) {
+		*r = NULL;	/* Ctrl-C while waiting: nothing to read, no error */
+		return 0;
+	}
+	if (ret) {
+		tool_warn("%s", err[0] ? err : strerror(-ret));
+		return exit_code(ret);
+	}
+	return 0;
+}
+
+/*
+ * One line per generation when some event formats were skipped: their
+ * events print as [UNKNOWN TYPE N].  Parses the formats now, so that the
+ * count includes those that libtraceevent refused.
+ */
+void warn_skipped_formats(struct ivring *r, const char *path)
+{
+	struct ivring_format_stats st = { .sz = sizeof(st) };
+	char first[32] = "";
+
+	ivring__tep(r);
+	if (ivring__format_stats(r, &st) || !st.skipped || !st.first_reason)
+		return;
+	if (st.first_id >= 0)
+		snprintf(first, sizeof(first), " (id %d)", st.first_id);
+	tool_warn("%s%s: %u of %u event formats skipped; the first%s: %s",
+		  strchr(path, '/') ? "" : "/dev/shm/", path, st.skipped,
+		  st.records, first, st.first_reason);
+}
+
+const char *segment_arg(int argc, char **argv, const char *prog)
+{
+	if (optind == argc - 1)
+		return argv[optind];
+	tool_warn(optind == argc ? "no segment given" :
+		  "one segment at a time; got '%s' and more", argv[optind]);
+	fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+	exit(EXIT_USAGE);
+}

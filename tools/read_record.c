@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * ivring-read record: copy whole pages out of the segment into a trace.dat
+ * or a CTF directory, as trace-cmd record copies the kernel's ring buffer,
+ * decoding nothing.
+ *
+ * One thread reads every CPU in turn.  A page is copied twice, from the
+ * segment into the library's verified copy and from there into the
+ * writer's batch; a batch goes to its CPU's file in one write().  Pages are
+ * consumed only once the batch that holds them is written, so a recorder
+ * that is killed loses nothing: what it consumed is in the files, and the
+ * next one starts after it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/ivring.h>
+#include "libivring.h"
+#include "read_common.h"
+#include "read_record.h"
+#include "tool_msg.h"
+
+#define PROG		"ivring-read record"
+
+/* Pages written and consumed at a time; 1 MiB of 4 KiB pages. */
+#define COMMIT_PAGES	256
+/* Pages of one CPU in a row, so that a busy CPU cannot starve the others. */
+#define CPU_BURST	64
+/* The progress line's refresh interval. */
+#define PROGRESS_NS	500000000ULL
+
+struct rec_opts {
+	const char *path;
+	const char *output;
+	const char *ctf;
+	const char *name;
+	unsigned int version;
+	bool follow;
+	bool peek;
+	bool quiet;
+};
+
+struct rec_state {
+	struct ivring *r;
+	struct ivring_rec *w;
+	const struct rec_opts *o;
+	char out[PATH_MAX];	/* the current file or directory */
+	unsigned int part;	/* files after generation changes */
+	unsigned int nr_cpus;
+	unsigned int pending;	/* pages recorded since the last commit */
+	uint64_t events, pages, lost, files_bytes;
+	/* progress */
+	bool tty;
+	uint64_t start_ns, last_ns;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ivring-read record [options] /dev/shm/NAME | NAME\n"
+"Record the guest's events into a file that trace-cmd report, KernelShark,\n"
+"babeltrace2 or Trace Compass opens, copying whole pages and decoding\n"
+"nothing.  The pages recorded are consumed, as ivring-read's are.\n"
+"\n"
+"  -o, --output FILE     write trace-cmd's trace.dat to FILE (default\n"
+"                        trace.dat); FILE.cpuN hold the data until the end\n"
+"  -V, --file-version N  trace.dat version 6 or 7 (default 7; Trace Compass\n"
+"                        reads only 6)\n"
+"      --ctf DIR         write a CTF 1.8 trace into DIR instead\n"
+"  -N, --name NAME       the guest's name in the file (default: the\n"
+"                        segment's)\n"
+"  -f, --follow          keep recording until Ctrl-C or SIGTERM; a guest\n"
+"                        reboot starts a new file (FILE-1, FILE-2...)\n"
+"  -p, --peek            snapshot: consume nothing\n"
+"  -q, --quiet           no progress line\n"
+"  -h, --help            this text\n"
+"\n"
+"Without --follow, it records what the segment holds now and stops.\n"
+"On a terminal, a progress line shows events, megabytes, lost events and\n"
+"the rate.  Events lost in the guest are marked in the pages as the\n"
+"kernel marks them: trace-cmd report shows them as [N EVENTS DROPPED].\n"
+"Exit status as ivring-read's.\n");
+}
+
+static unsigned int parse_version(const char *s)
+{
+	if (!strcmp(s, "6"))
+		return 6;
+	if (!strcmp(s, "7"))
+		return 7;
+	tool_warn("--file-version '%s': 6 or 7", s);
+	exit(EXIT_USAGE);
+}
+
+static void parse_args(int argc, char **argv, struct rec_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "file-version", required_argument, NULL, 'V' },
+		{ "ctf", required_argument, NULL, 'c' },
+		{ "name", required_argument, NULL, 'N' },
+		{ "follow", no_argument, NULL, 'f' },
+		{ "peek", no_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:V:N:fpqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'V':
+			o->version = parse_version(optarg);
+			break;
+		case 'c':
+			o->ctf = optarg;
+			break;
+		case 'N':
+			o->name = optarg;
+			break;
+		case 'f':
+			o->follow = true;
+			break;
+		case 'p':
+			o->peek = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Try '" PROG " --help' for more information.\n");
+			exit(EXIT_USAGE);
+		}
+	}
+	if (o->ctf && (o->output || o->version)) {
+		tool_warn("--ctf writes a CTF directory: -o and --file-version are for trace.dat");
+		exit(EXIT_USAGE);
+	}
+	o->path = segment_arg(argc, argv, PROG);
+	if (!o->ctf && !o->output)
+		o->output = "trace.dat";
+}
+
+/* FILE, then FILE-1.dat for FILE.dat (or FILE-1) after a guest reboot. */
+static int name_part(struct rec_state *s)
+{
+	const char *base = s->o->ctf ? s->o->ctf : s->o->output;
+	const char *dot = strrchr(base, '.');
+	int n;
+
+	if (dot && strchr(dot, '/'))
+		dot = NULL;
+	if (!s->part)
+		n = snprintf(s->out, sizeof(s->out), "%s", base);
+	else if (dot && !s->o->ctf)
+		n = snprintf(s->out, sizeof(s->out), "%.*s-%u%s",
+			     (int)(dot - base), base, s->part, dot);
+	else
+		n = snprintf(s->out, sizeof(s->out), "%s-%u", base, s->part);
+	if (n < 0 || (size_t)n >= sizeof(s->out)) {
+		tool_warn("%s: name too long", base);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int start_file(struct rec_state *s)
+{
+	struct ivring_rec_opts ro = {
+		.sz = sizeof(ro),
+		.format = s->o->ctf ? IVRING_REC_CTF : IVRING_REC_TRACE_DAT,
+		.version = s->o->version,
+		.name = s->o->name,
+	};
+	struct ivring_info info = { .sz = sizeof(info) };
+	int ret;
+
+	ret = name_part(s);
+	if (ret)
+		return ret;
+	ivring__info(s->r, &info);
+	s->nr_cpus = info.nr_cpus;
+	ret = ivring__rec_open(s->r, s->out, &ro, &s->w);
+	if (ret) {
+		tool_warn("%s", ivring__errmsg(s->r));
+		return ret == -EINVAL || ret == -EEXIST ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+static void progress_clear(struct rec_state *s)
+{
+	if (s->tty && s->last_ns)
+		fputs("\r\033[K", stderr);
+}
+
+static void progress(struct rec_state *s, bool force)
+{
+	struct ivring_rec_stats st = { .sz = sizeof(st) };
+	uint64_t now = now_ns();
+	double secs, mb;
+
+	if (!s->tty || (!force && now - s->last_ns < PROGRESS_NS))
+		return;
+	s->last_ns = now;
+	ivring__rec_stats(s->w, &st);
+	secs = (now - s->start_ns) / 1e9;
+	mb = (s->files_bytes + st.bytes) / 1e6;
+	fprintf(stderr, "\r\033[K  %s: %" PRIu64 " events, %.1f MB, %" PRIu64
+		" lost, %.1f MB/s", s->out, s->events, mb, s->lost,
+		secs > 0 ? mb / secs : 0.0);
+}
+
+/* Write out what was recorded, then consume it: never the other way round. */
+static int flush_and_commit(struct rec_state *s)
+{
+	int ret;
+
+	if (!s->pending)
+		return 0;
+	ret = ivring__rec_flush(s->w);
+	if (ret) {
+		tool_warn("%s", ivring__rec_errmsg(s->w));
+		return EXIT_RUNTIME;
+	}
+	ret = ivring__commit(s->r);
+	if (ret) {
+		tool_warn("%s", ivring__errmsg(s->r));
+		return exit_code(ret);
+	}
+	s->pending = 0;
+	return 0;
+}
+
+static int end_file(struct rec_state *s)
+{
+	struct ivring_rec_stats st = { .sz = sizeof(st) };
+	char err[PATH_MAX + 512];
+	int ret;
+
+	if (!s->w)
+		return 0;
+	ret = flush_and_commit(s);
+	ivring__rec_stats(s->w, &st);
+	progress_clear(s);
+	if (!ret && ivring__rec_close(s->w, err, sizeof(err))) {
+		tool_warn("%s", err);
+		ret = EXIT_RUNTIME;
+	} else if (ret) {
+		ivring__rec_close(s->w, NULL, 0);
+	}
+	s->w = NULL;
+	s->files_bytes += st.bytes;
+	if (!ret)
+		fprintf(stderr, "ivring-read: %s: %" PRIu64 " events, %" PRIu64
+			" pages, %" PRIu64 " lost, %" PRIu64 " bytes\n", s->out,
+			st.events, st.pages, st.lost, st.bytes);
+	return ret;
+}
+
+/*
+ * Up to CPU_BURST pages of @cpu.  Returns the pages recorded, or a
+ * negative errno of the library (-ESTALE, -EPIPE, ...), or, with the exit
+ * code in *err, -1 when writing failed.
+ */
+static int record_cpu(struct rec_state *s, unsigned int cpu,
+		      unsigned int flags, int *err)
+{
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	int n, ret;
+
+	for (n = 0; n < CPU_BURST; n++) {
+		ret = ivring__read_page(s->r, cpu, &pg, flags);
+		if (ret <= 0)
+			return n ? n : ret;
+		ret = ivring__rec_page(s->w, cpu, &pg);
+		if (ret) {
+			tool_warn("%s", ivring__rec_errmsg(s->w));
+			*err = EXIT_RUNTIME;
+			return -1;
+		}
+		s->events += pg.events;
+		s->lost += pg.lost;
+		s->pages++;
+		if (++s->pending >= COMMIT_PAGES) {
+			*err = flush_and_commit(s);
+			if (*err)
+				return -1;
+		}
+	}
+	return n;
+}
+
+/*
+ * One pass over every CPU.  Whole sub-buffers only while following: the
+ * one the writer is filling comes once it is full, in one page.  When not
+ * following, or at the end, the partial ones too.  Returns the pages
+ * recorded, or as record_cpu().
+ */
+static int record_pass(struct rec_state *s, bool partial, int *err)
+{
+	unsigned int cpu, flags = partial ? IVRING_PAGE_PARTIAL : 0;
+	int total = 0, ret, stopped = 0;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		ret = record_cpu(s, cpu, flags, err);
+		if (ret == -EPIPE) {
+			stopped++;
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+		total += ret;
+	}
+	return !total && stopped == (int)s->nr_cpus ? -EPIPE : total;
+}
+
+static int on_new_generation(struct rec_state *s)
+{
+	int err = end_file(s);
+
+	if (err)
+		return err;
+	s->part++;
+	warn_skipped_formats(s->r, s->o->path);
+	err = start_file(s);
+	if (!err)
+		tool_warn("the guest re-formatted the segment; recording into %s",
+			  s->out);
+	return err;
+}
+
+static int record_loop(struct rec_state *s)
+{
+	bool told_stopped = false;
+	int ret, err = 0;
+
+	while (!stop_requested) {
+		ret = record_pass(s, !s->o->follow, &err);
+		if (err)
+			return err;
+		progress(s, false);
+		if (ret > 0) {
+			told_stopped = false;
+			continue;
+		}
+		err = flush_and_commit(s);
+		if (err)
+			return err;
+		if (ret == -ESTALE) {
+			err = on_new_generation(s);
+			if (err)
+				return err;
+			continue;
+		}
+		if (ret < 0 && ret != -EPIPE) {
+			tool_warn("%s", ivring__errmsg(s->r));
+			return exit_code(ret);
+		}
+		if (!s->o->follow)
+			break;
+		if (ret == -EPIPE && !told_stopped) {
+			progress_clear(s);
+			tool_warn("the guest's writer stopped; waiting for a new generation (Ctrl-C to quit)");
+		}
+		told_stopped = ret == -EPIPE;
+		ret = ivring__poll(s->r, POLL_MS);
+		if (ret == -EPIPE)
+			sleep_ns(BACKOFF_MAX_NS);
+	}
+	/* The sub-buffers still being filled, up to where they are now. */
+	if (s->o->follow) {
+		do {
+			ret = record_pass(s, true, &err);
+		} while (ret > 0 && !err);
+	}
+	return err;
+}
+
+int record_main(int argc, char **argv)
+{
+	struct rec_opts o = { 0 };
+	struct rec_state s = { .o = &o };
+	int err;
+
+	parse_args(argc, argv, &o);
+	read_signals();
+	s.tty = !o.quiet && isatty(STDERR_FILENO);
+	err = open_segment(o.path, o.peek, o.follow, &s.r);
+	if (err || !s.r)
+		return err;
+	warn_skipped_formats(s.r, o.path);
+	err = start_file(&s);
+	if (!err) {
+		s.start_ns = now_ns();
+		err = record_loop(&s);
+	}
+	if (end_file(&s) && !err)
+		err = EXIT_RUNTIME;
+	ivring__close(s.r);
+	return err;
+}
