@@ -78,6 +78,7 @@ struct tracedat {
 	u8 src_types[65536 / 8];	/* bitmap: type has a comm_src */
 	struct comm_slot *comms;
 	u32 nr_comms;
+	u32 head_comms;			/* nr_comms when PATH.head was written */
 	/*
 	 * The spools hold consumed events from the first page on: they are
 	 * removed once the file is put together, or when there never was a
@@ -252,6 +253,8 @@ static void put_cmdlines(struct obuf *b, struct tracedat *t)
 
 /* --- spooling ---------------------------------------------------------- */
 
+static int write_head(struct ivring_rec *w);
+
 static int spool_flush(struct ivring_rec *w, u32 cpu)
 {
 	struct tracedat *t = w->priv;
@@ -273,6 +276,7 @@ static int spool_flush(struct ivring_rec *w, u32 cpu)
 
 static int td_flush(struct ivring_rec *w)
 {
+	struct tracedat *t = w->priv;
 	u32 cpu;
 	int ret;
 
@@ -281,7 +285,7 @@ static int td_flush(struct ivring_rec *w)
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return t->nr_comms != t->head_comms ? write_head(w) : 0;
 }
 
 static int td_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
@@ -334,13 +338,22 @@ static int td_begin(struct ivring_rec *w, struct ivring *r)
 		if (!s->buf)
 			return ivr_rec_err(w, -ENOMEM, "out of memory for a trace.dat");
 		spool_name(name, sizeof(name), w, cpu);
-		s->fd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/*
+		 * A spool that exists is the data of a recorder that died
+		 * before it put its file together: consumed events, which
+		 * nothing else holds.  Never truncate one.
+		 */
+		s->fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (s->fd < 0 && errno == EEXIST)
+			return ivr_rec_err(w, -EEXIST,
+					   "%s exists: it holds the pages of a recording that did not finish; move it away first",
+					   name);
 		if (s->fd < 0)
 			return ivr_rec_err(w, -errno, "%s: %s", name,
 					   strerror(errno));
 	}
 	find_comm_srcs(t, w, r);
-	return 0;
+	return write_head(w);
 }
 
 /* --- putting the file together ----------------------------------------- */
@@ -470,10 +483,10 @@ static u64 data_end(const struct ivring_rec *w, const u64 *offs)
 	return offs[last] + t->cpus[last].size;
 }
 
-static void put_magic(struct obuf *b, struct ivring_rec *w)
+static void put_magic(struct obuf *b, struct ivring_rec *w, unsigned int v)
 {
 	static const u8 magic[] = { 0x17, 0x08, 0x44 };
-	char version[2] = { (char)('0' + w->version), 0 };
+	char version[2] = { (char)('0' + v), 0 };
 
 	put(b, magic, sizeof(magic));
 	put(b, "tracing", 7);
@@ -486,19 +499,63 @@ static void put_magic(struct obuf *b, struct ivring_rec *w)
  * Version 6: everything inline, then "options  ", then "flyrecord" with
  * each CPU's offset and size.
  */
+static void build_v6_head(struct obuf *b, struct ivring_rec *w)
+{
+	put_magic(b, w, 6);
+	put_header_info(b, w->info.subbuf_size);
+	put32(b, 0);				/* ftrace's own events */
+	put_event_formats(b, w);
+	put32(b, 0);				/* kallsyms */
+	put32(b, 0);				/* trace_printk formats */
+	put_cmdlines(b, w->priv);
+}
+
+/*
+ * PATH.head: a trace.dat v6 up to its cmdlines, which is what trace-cmd
+ * restore takes with -i.  Should the recorder die before it puts PATH
+ * together, "trace-cmd restore -i PATH.head -o PATH PATH.cpu0 PATH.cpu1 ..."
+ * does it instead.  Rewritten (atomically) when new cmdlines were learned.
+ */
+static int write_head(struct ivring_rec *w)
+{
+	char name[PATH_MAX + 32], tmp[PATH_MAX + 32];
+	struct tracedat *t = w->priv;
+	struct obuf b = { 0 };
+	int fd, ret;
+
+	snprintf(name, sizeof(name), "%s.head", w->path);
+	snprintf(tmp, sizeof(tmp), "%s.head.tmp", w->path);
+	build_v6_head(&b, w);
+	if (b.nomem)
+		return ivr_rec_err(w, -ENOMEM, "out of memory for %s", name);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = ivr_rec_err(w, -errno, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	ret = ivr_write_all(fd, b.p, b.len);
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, name))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		ivr_rec_err(w, ret, "%s: %s", name, strerror(-ret));
+		goto out;
+	}
+	t->head_comms = t->nr_comms;
+out:
+	free(b.p);
+	return ret;
+}
+
 static void build_v6(struct obuf *b, struct ivring_rec *w, u64 *offs)
 {
 	struct tracedat *t = w->priv;
 	size_t at_cpus;
 	u32 cpu;
 
-	put_magic(b, w);
-	put_header_info(b, w->info.subbuf_size);
-	put32(b, 0);				/* ftrace's own events */
-	put_event_formats(b, w);
-	put32(b, 0);				/* kallsyms */
-	put32(b, 0);				/* trace_printk formats */
-	put_cmdlines(b, t);
+	build_v6_head(b, w);
 	put32(b, w->info.nr_cpus);
 	put(b, "options  ", 10);
 	put_common_options(b, w);
@@ -592,7 +649,7 @@ static void build_v7(struct obuf *b, struct ivring_rec *w, u64 *offs)
 	size_t at_opts_ptr, at_opts, opts_len = 0;
 	int pass;
 
-	put_magic(b, w);
+	put_magic(b, w, 7);
 	put_str(b, "none");			/* compression */
 	put_str(b, "");
 	at_opts_ptr = b->len;
@@ -755,6 +812,10 @@ static void td_free(struct ivring_rec *w)
 		spool_name(name, sizeof(name), w, cpu);
 		if (drop)
 			unlink(name);
+	}
+	if (drop) {
+		snprintf(name, sizeof(name), "%s.head", w->path);
+		unlink(name);
 	}
 	free(t->cpus);
 	free(t->comms);
