@@ -91,6 +91,7 @@ static int copy_formats(struct ivring_rec *w, struct ivring *r)
 		f->text = memcpy(w->str + pos, fi.text, fi.text_len);
 		w->str[pos + fi.text_len] = '\0';
 		f->len = fi.text_len;
+		f->flags = fi.flags;
 		pos += fi.text_len + 1;
 		w->nr_fmts++;
 	}

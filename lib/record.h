@@ -37,6 +37,7 @@ struct ivr_rec_fmt {
 	const char *system;	/* in ivring_rec.str */
 	const char *text;
 	u32 len;
+	u32 flags;		/* IVRING_FORMAT_* */
 };
 
 struct ivr_rec_cpu {

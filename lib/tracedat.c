@@ -79,6 +79,7 @@ struct tracedat {
 	struct comm_slot *comms;
 	u32 nr_comms;
 	u32 head_comms;			/* nr_comms when PATH.head was written */
+	bool head;			/* PATH.head is ours */
 	/*
 	 * The spools hold consumed events from the first page on: they are
 	 * removed once the file is put together, or when there never was a
@@ -391,6 +392,34 @@ static void put_header_info(struct obuf *b, u32 subbuf_size)
 	put(b, text, n);
 }
 
+/*
+ * A format's text, for libtraceevent in trace-cmd and KernelShark.  A print
+ * fmt that libivring found not provably safe (a division by a field, a
+ * helper it does not know) can crash them, as it could crash us (trace-cmd
+ * 3.1.6 dies of SIGFPE on the first): it is left empty, which
+ * libtraceevent fails to parse, and so prints "[FAILED TO PARSE]" and the
+ * event's fields, as ivring-read prints the fields.
+ */
+static void put_format(struct obuf *b, const struct ivr_rec_fmt *f)
+{
+	/* Not even "": libtraceevent would print that, and no field. */
+	static const char safe[] = "print fmt: \n";
+	const char *p = f->text;
+	u32 len = f->len;
+
+	if (f->flags & IVRING_FORMAT_RAW) {
+		p = memmem(f->text, f->len, "\nprint fmt:", 11);
+		len = p ? p + 1 - f->text : f->len;
+		p = f->text;
+		put64(b, len + sizeof(safe) - 1);
+		put(b, p, len);
+		put(b, safe, sizeof(safe) - 1);
+		return;
+	}
+	put64(b, len);
+	put(b, p, len);
+}
+
 static int cmp_sys(const void *a, const void *b)
 {
 	const struct ivr_rec_fmt *x = a, *y = b;
@@ -415,10 +444,8 @@ static void put_event_formats(struct obuf *b, struct ivring_rec *w)
 		at_n = b->len;
 		put32(b, 0);
 		for (j = i; j < w->nr_fmts &&
-			    !strcmp(w->fmts[j].system, w->fmts[i].system); j++) {
-			put64(b, w->fmts[j].len);
-			put(b, w->fmts[j].text, w->fmts[j].len);
-		}
+			    !strcmp(w->fmts[j].system, w->fmts[i].system); j++)
+			put_format(b, &w->fmts[j]);
 		set32(b, at_n, j - i);
 		nr_sys++;
 	}
@@ -544,6 +571,7 @@ static int write_head(struct ivring_rec *w)
 		goto out;
 	}
 	t->head_comms = t->nr_comms;
+	t->head = true;
 out:
 	free(b.p);
 	return ret;
@@ -813,7 +841,7 @@ static void td_free(struct ivring_rec *w)
 		if (drop)
 			unlink(name);
 	}
-	if (drop) {
+	if (drop && t->head) {
 		snprintf(name, sizeof(name), "%s.head", w->path);
 		unlink(name);
 	}

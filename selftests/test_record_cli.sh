@@ -1,0 +1,287 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# SPDX-FileCopyrightText: 2026 The ivring authors
+#
+# ivring-read record against the real reader: every trace.dat it writes,
+# version 6 and 7, is read back by Debian's trace-cmd report, which must
+# print the events that ivring-read prints from the same segment, line by
+# line; loss shows as trace-cmd's "[N EVENTS DROPPED]" and adds up to what
+# the writer dropped; two consuming recorders, the first stopped in the
+# middle, hold every event once between them, and so do a killed
+# recorder's spools once trace-cmd restore has put them together; and each
+# error says what went wrong with its documented exit code.
+#
+# Needs $IVRING_TOOLS/ivring-read, ivring-gen, gen_fixed ($IVRING_GEN_FIXED)
+# and trace-cmd.  Exit: 0 pass, 1 fail, 4 skip (kselftest).
+
+here=$(cd "$(dirname "$0")" && pwd)
+tools=${IVRING_TOOLS:-$here/../tools}
+read_bin=$tools/ivring-read
+gen=$tools/ivring-gen
+gen_fixed=${IVRING_GEN_FIXED:-$tools/gen_fixed}
+
+if [ ! -x "$read_bin" ] || [ ! -x "$gen" ] || [ ! -x "$gen_fixed" ]; then
+	echo "# SKIP: need ivring-read, ivring-gen and gen_fixed; set IVRING_TOOLS"
+	exit 4
+fi
+if ! command -v trace-cmd >/dev/null; then
+	echo "# SKIP: no trace-cmd (apt-get install trace-cmd)"
+	exit 4
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ivring-record.XXXXXX") || exit 1
+shm=ivring-rec-$$
+bg=()
+cleanup() {
+	[ ${#bg[@]} -gt 0 ] && kill "${bg[@]}" 2>/dev/null
+	rm -rf "$tmp"
+	rm -f "/dev/shm/$shm" "/dev/shm/$shm-b"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+fails=0
+n=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n $1"; }
+
+# check NAME CMD...: ok when CMD succeeds.
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+# One event per line, blanks squeezed: trace-cmd pads its columns.  Where
+# the two differ by design:
+# - an event whose print fmt ivring-read refused: it prints the fields
+#   alone; in a trace.dat that print fmt is left empty, and libtraceevent
+#   says "[FAILED TO PARSE]" before the fields;
+# - an event of no known format: each has its own words for it;
+# - control characters in a comm: ivring-read prints "?", trace-cmd the
+#   character itself.
+norm() {
+	tr '\001-\010\013-\037\177' '?' <"$1" |
+		sed -E 's/[[:space:]]+/ /g; s/^ //; s/ $//
+			s/: \[FAILED TO PARSE\] /: /
+			s/^.*\[UNKNOWN TYPE [0-9]+\] size=[0-9]+$/UNKNOWN/
+			s/^\[UNKNOWN EVENT\]\[UNKNOWN EVENT\] \(NULL\): \[UNKNOWN EVENT\]$/UNKNOWN/'
+}
+
+# report FILE OUT: trace-cmd report's events, without its "cpus=N" line.
+report() {
+	trace-cmd report "$1" 2>"$2.err" | grep -v '^cpus=' >"$2"
+}
+
+# agree NAME SEGMENT [RECORD OPTIONS]: record a snapshot, and trace-cmd
+# report prints what ivring-read --peek prints, loss lines aside.
+agree() {
+	local name=$1 seg=$2 v
+	shift 2
+	"$read_bin" --peek "$seg" >"$tmp/text" 2>/dev/null
+	norm "$tmp/text" | grep -v '^CPU:[0-9]* \[LOST' >"$tmp/text.n"
+	for v in 7 6; do
+		rm -f "$tmp/a.dat"
+		if ! "$read_bin" record --peek -q -V $v -o "$tmp/a.dat" "$@" \
+				"$seg" 2>"$tmp/err"; then
+			not_ok "$name: v$v recorded"
+			sed 's/^/# /' "$tmp/err"
+			continue
+		fi
+		report "$tmp/a.dat" "$tmp/rep"
+		norm "$tmp/rep" | grep -v 'EVENTS DROPPED\]$' >"$tmp/rep.n"
+		if [ -s "$tmp/text.n" ] && cmp -s "$tmp/text.n" "$tmp/rep.n"; then
+			ok "$name: v$v, trace-cmd report = ivring-read ($(wc -l <"$tmp/text.n") events)"
+		else
+			not_ok "$name: v$v, trace-cmd report = ivring-read"
+			diff "$tmp/text.n" "$tmp/rep.n" | head -20 | sed 's/^/# /'
+			sed 's/^/# trace-cmd: /' "$tmp/rep.err" | head -5
+		fi
+	done
+}
+
+# --- the same events as ivring-read prints -----------------------------
+
+"$gen_fixed" basic "$tmp/basic.seg" || exit 1
+agree "fixed segment, a skipped format among them" "$tmp/basic.seg"
+
+"$gen" -q -c 3 -n 3000 --nested=3000 -S "$shm" || exit 1
+agree "3 CPUs, nested writes" "$shm"
+
+"$gen" -q -c 2 -n 1500 -z mix -S "$shm" || exit 1
+agree "payloads of every size up to a sub-buffer" "$shm"
+
+"$gen" -q -c 2 -b 16K -s 8M -n 2000 -z 1K,9K -S "$shm" || exit 1
+agree "16 KiB sub-buffers" "$shm"
+
+"$gen" -q -c 2 -s 512K -m overwrite -n 40000 -S "$shm" || exit 1
+agree "an overwrite ring that wrapped" "$shm"
+
+# --- loss, as the kernel marks it --------------------------------------
+
+# sum_dropped FILE CPU: the events trace-cmd says CPU lost.
+sum_dropped() {
+	grep -o "^CPU:$2 \[[0-9]* EVENTS DROPPED\]" "$1" |
+		awk '{ gsub(/\[/, "", $2); n += $2 } END { print n + 0 }'
+}
+
+count_cpu() {
+	grep -c "\[00$2\]" "$1"
+}
+
+# A 512 KiB discard ring at 20000 events/s per CPU, whose recorder is
+# stopped for a second: per CPU, recorded + dropped = written.
+rm -f "/dev/shm/$shm"
+"$gen" -c 2 -s 512K -d 3 -r 20000 "$shm" 2>"$tmp/gen.err" &
+bg=($!)
+for _ in $(seq 50); do [ -e "/dev/shm/$shm" ] && break; sleep 0.1; done
+"$read_bin" record -f -q -o "$tmp/loss.dat" "$shm" 2>"$tmp/rec.err" &
+rec=$!
+bg+=("$rec")
+sleep 1
+kill -STOP "$rec"
+sleep 1
+kill -CONT "$rec"
+wait "${bg[0]}"
+sleep 0.5
+kill -INT "$rec"
+wait "$rec"
+rc=$?
+bg=()
+check "loss: the recorder ends cleanly on SIGINT" [ "$rc" -eq 0 ]
+report "$tmp/loss.dat" "$tmp/loss"
+for cpu in 0 1; do
+	written=$(sed -n "s/.*cpu$cpu: written \([0-9]*\) .*/\1/p" "$tmp/gen.err")
+	got=$(count_cpu "$tmp/loss" $cpu)
+	dropped=$(sum_dropped "$tmp/loss" $cpu)
+	# The first event of each CPU is ivring-gen's sched_switch.
+	if [ -n "$written" ] && [ "$dropped" -gt 0 ] &&
+	   [ $((got + dropped)) -eq $((written + 1)) ]; then
+		ok "loss: CPU $cpu: $got recorded + $dropped dropped = $((written + 1)) written"
+	else
+		not_ok "loss: CPU $cpu: $got recorded + $dropped dropped, $written + 1 written"
+		sed 's/^/# /' "$tmp/gen.err" "$tmp/rec.err"
+	fi
+done
+
+# --- every event once over two recorders ---------------------------------
+
+# seqs FILE...: "cpu seq" of every synth:seq event, one per line.
+seqs() {
+	for f in "$@"; do
+		trace-cmd report "$f" 2>/dev/null
+	done | sed -n 's/.* seq=\([0-9]*\) cpu=\([0-9]*\) origin=0$/\2 \1/p'
+}
+
+# once NAME WANT FILE...: each of the CPUs' 0..WANT-1 exactly once.
+once() {
+	local name=$1 want=$2
+	shift 2
+	seqs "$@" | sort -n -k1,1 -k2,2 >"$tmp/seqs"
+	{ seq 0 $((want - 1)) | sed 's/^/0 /'; seq 0 $((want - 1)) | sed 's/^/1 /'; } |
+		sort -n -k1,1 -k2,2 >"$tmp/want"
+	if cmp -s "$tmp/want" "$tmp/seqs"; then
+		ok "$name: every event of both CPUs once ($((2 * want)))"
+	else
+		not_ok "$name"
+		diff "$tmp/want" "$tmp/seqs" | head -8 | sed 's/^/# /'
+	fi
+}
+
+rm -f "/dev/shm/$shm"
+"$gen" -q -c 2 -s 8M -d 3 -r 5000 "$shm" &
+bg=($!)
+for _ in $(seq 50); do [ -e "/dev/shm/$shm" ] && break; sleep 0.1; done
+"$read_bin" record -f -q -o "$tmp/one.dat" "$shm" 2>/dev/null &
+rec=$!
+sleep 1.2
+kill -TERM "$rec"
+wait "$rec"
+wait "${bg[0]}"
+bg=()
+"$read_bin" record -q -o "$tmp/two.dat" "$shm" 2>/dev/null
+once "SIGTERM, then a second recorder" 15000 "$tmp/one.dat" "$tmp/two.dat"
+
+rm -f "/dev/shm/$shm"
+"$gen" -q -c 2 -s 8M -d 3 -r 5000 "$shm" &
+bg=($!)
+for _ in $(seq 50); do [ -e "/dev/shm/$shm" ] && break; sleep 0.1; done
+"$read_bin" record -f -q -o "$tmp/k.dat" "$shm" 2>/dev/null &
+rec=$!
+sleep 1.2
+kill -KILL "$rec"
+wait "$rec" 2>/dev/null
+wait "${bg[0]}"
+bg=()
+check "SIGKILL leaves the spools and a head" \
+	test -s "$tmp/k.dat.cpu0" -a -s "$tmp/k.dat.cpu1" -a -s "$tmp/k.dat.head" -a ! -e "$tmp/k.dat"
+"$read_bin" record -q -o "$tmp/k.dat" "$shm" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] && grep -q "k.dat.cpu0 exists: it holds the pages of a recording that did not finish" "$tmp/err"; then
+	ok "a new recorder refuses to overwrite them (exit $rc)"
+else
+	not_ok "a new recorder refuses to overwrite them (exit $rc)"
+	sed 's/^/# /' "$tmp/err"
+fi
+"$read_bin" record -q -o "$tmp/k2.dat" "$shm" 2>/dev/null
+(cd "$tmp" && trace-cmd restore -i k.dat.head -o k.dat k.dat.cpu0 k.dat.cpu1 \
+	>/dev/null 2>&1)
+once "SIGKILL, trace-cmd restore, then a second recorder" 15000 \
+	"$tmp/k.dat" "$tmp/k2.dat"
+
+# --- errors ----------------------------------------------------------------
+
+# fails_with NAME CODE PATTERN ARGS...: exit code CODE, PATTERN on stderr.
+fails_with() {
+	local name=$1 code=$2 pattern=$3 rc
+	shift 3
+	"$read_bin" record "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq "$code" ] && grep -q -- "$pattern" "$tmp/err"; then
+		ok "$name"
+	else
+		not_ok "$name (exit $rc, expected $code; stderr follows)"
+		sed 's/^/# /' "$tmp/err"
+	fi
+}
+
+"$read_bin" record --help >"$tmp/out" 2>&1
+check "--help" grep -q "trace-cmd report" "$tmp/out"
+fails_with "no segment" 2 "no segment given"
+fails_with "bad --file-version" 2 "--file-version '5': 6 or 7" -V 5 "$shm"
+fails_with "--ctf with -o" 2 "-o and --file-version are for trace.dat" \
+	--ctf "$tmp/c" -o "$tmp/x.dat" "$shm"
+fails_with "missing segment" 1 "$tmp/nothere: No such file or directory" \
+	-o "$tmp/x.dat" "$tmp/nothere"
+truncate -s 8192 "$tmp/zero"
+fails_with "not a segment" 3 "not an ivring segment" -o "$tmp/x.dat" "$tmp/zero"
+fails_with "unwritable output" 1 "$tmp/no/dir/x.dat.cpu0: No such file or directory" \
+	--peek -o "$tmp/no/dir/x.dat" "$shm"
+check "no file left behind by a failed start" [ ! -e "$tmp/x.dat" ]
+
+# A segment that shrinks under the recorder: it stops with the segment's
+# exit code, and what it had recorded is still a whole trace.dat.
+rm -f "/dev/shm/$shm"
+# The writer dies of SIGBUS too: the subshell keeps bash from saying so.
+("$gen" -q -c 2 -s 8M -d 3 -r 5000 "$shm"; true) 2>/dev/null &
+bg=($!)
+for _ in $(seq 50); do [ -e "/dev/shm/$shm" ] && break; sleep 0.1; done
+"$read_bin" record -f -q -o "$tmp/t.dat" "$shm" 2>"$tmp/err" &
+rec=$!
+sleep 1
+truncate -s 4096 "/dev/shm/$shm"
+wait "$rec"
+rc=$?
+kill "${bg[0]}" 2>/dev/null
+wait "${bg[0]}" 2>/dev/null
+bg=()
+report "$tmp/t.dat" "$tmp/t"
+if [ $rc -eq 3 ] && grep -q 'truncated\|shrank\|smaller' "$tmp/err" && [ -s "$tmp/t" ]; then
+	ok "a truncated segment: exit 3, and a readable file ($(wc -l <"$tmp/t") events)"
+else
+	not_ok "a truncated segment: exit $rc"
+	sed 's/^/# /' "$tmp/err" "$tmp/t.err"
+fi
+
+echo "# $n tests, $fails failed"
+[ $fails -eq 0 ]
