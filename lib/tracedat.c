@@ -193,8 +193,15 @@ static void learn(struct tracedat *t, const struct comm_src *s,
 	memcpy(&pid, data + s->pid_off, 4);
 	if (pid < 0)
 		return;
-	for (i = 0; i < s->comm_len && data[s->comm_off + i]; i++)
-		comm[i] = data[s->comm_off + i];
+	/*
+	 * A line of the cmdlines each: a control character from a hostile
+	 * comm would end the line early and add one of the guest's choice.
+	 */
+	for (i = 0; i < s->comm_len && data[s->comm_off + i]; i++) {
+		u8 ch = data[s->comm_off + i];
+
+		comm[i] = ch < 0x20 || ch == 0x7f ? '?' : ch;
+	}
 	comm[i] = '\0';
 	if (!i)
 		return;
