@@ -535,10 +535,10 @@ void ivr_cpu_take(struct ivring *r, u32 cpu)
 
 /* ivr_cpu_take_page()'s result, as the kernel's ring_buffer_read_page(). */
 static void fill_page(struct ivring *r, struct ivr_cpu *c, u32 start, u32 end,
-		      u64 ts0, struct ivring_page *pg)
+		      u64 ts0, struct ivring_page *pg, u8 *out)
 {
-	struct ivring_subbuf_hdr *h = (void *)r->page_out;
-	u8 *rec = r->page_out + HDR_SIZE;
+	struct ivring_subbuf_hdr *h = (void *)out;
+	u8 *rec = out + HDR_SIZE;
 	u32 len = end - start;
 	u64 commit = len;
 
@@ -555,7 +555,7 @@ static void fill_page(struct ivring *r, struct ivr_cpu *c, u32 start, u32 end,
 	h->commit = commit;
 	pg->len = len;
 	pg->size = r->hdr.subbuf_size;
-	pg->data = r->page_out;
+	pg->data = out;
 }
 
 /*
@@ -565,16 +565,10 @@ static void fill_page(struct ivring *r, struct ivr_cpu *c, u32 start, u32 end,
  * @pg filled (but its sz), 0 when nothing is ready.
  */
 int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
-		      struct ivring_page *pg)
+		      struct ivring_page *pg, u8 *out)
 {
 	struct ivr_cpu *c = &r->cpus[cpu];
 	u32 budget = 2 * r->hdr.nr_subbufs + 4;
-
-	if (!r->page_out) {
-		r->page_out = malloc(r->hdr.subbuf_size);
-		if (!r->page_out)
-			return ivr_err(r, -ENOMEM, "out of memory for a page");
-	}
 	/* A peeked event's record is still at c->off: it goes with the page. */
 	c->have_ev = false;
 	while (budget) {
@@ -620,7 +614,7 @@ int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
 			 * out, which leaves room for the count of the events
 			 * lost before the page.
 			 */
-			fill_page(r, c, start, end, ts0, pg);
+			fill_page(r, c, start, end, ts0, pg, out);
 			c->ticket += pg->events;
 			c->read += pg->events;
 			c->pending_lost = 0;

@@ -176,8 +176,15 @@ void ivr_detach(struct ivring *r);
 /* One CPU's cursor (cursor.c): 1 = r->cpus[cpu].ev ready, 0 = none yet. */
 int ivr_cpu_peek(struct ivring *r, u32 cpu);
 void ivr_cpu_take(struct ivring *r, u32 cpu);
+/*
+ * ivring__read_page() into @out, hdr.subbuf_size bytes of the caller's
+ * (NULL: r->page_out), for a recorder that has its own place for the page.
+ */
+int ivr_read_page(struct ivring *r, unsigned int cpu, struct ivring_page *pg,
+		  unsigned int flags, u8 *out);
+/* @out: hdr.subbuf_size bytes, where the page goes. */
 int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
-		      struct ivring_page *pg);
+		      struct ivring_page *pg, u8 *out);
 void ivr_cpu_store_pos(struct ivring *r, u32 cpu);
 void ivr_cpu_consumed(struct ivring *r, u32 cpu);
 void ivr_claim(struct ivring *r);

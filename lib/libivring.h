@@ -361,6 +361,18 @@ IVRING_API int ivring__rec_open(struct ivring *r, const char *path,
  */
 IVRING_API int ivring__rec_page(struct ivring_rec *w, unsigned int cpu,
 				const struct ivring_page *pg);
+/*
+ * ivring__read_page() and ivring__rec_page() in one, with one copy of the
+ * page less: the page is read from @r straight to where the recording
+ * keeps it.  @r must be the reader the recording was opened on, still at
+ * that generation (-ESTALE otherwise).  Returns 1 with *pg filled (its data
+ * is the recording's: read it before the next call), 0 when no page is
+ * ready, or the errors of either; ivring__rec_errmsg(w) says why in each
+ * case.
+ */
+IVRING_API int ivring__rec_read(struct ivring_rec *w, struct ivring *r,
+				unsigned int cpu, unsigned int flags,
+				struct ivring_page *pg);
 IVRING_API int ivring__rec_flush(struct ivring_rec *w);
 /*
  * Complete the file(s) and free @w.  Returns 0, or -errno with the reason

@@ -8,6 +8,7 @@
  * prove marked in the page header as the kernel marks it.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -16,6 +17,7 @@ struct read_page_args {
 	unsigned int cpu;
 	unsigned int flags;
 	struct ivring_page *pg;
+	u8 *out;
 };
 
 static int read_page_mapped(struct ivring *r, void *arg)
@@ -28,9 +30,16 @@ static int read_page_mapped(struct ivring *r, void *arg)
 	ret = ivr_begin_cpu_call(r, a->cpu);
 	if (ret)
 		return ret > 0 ? 0 : ret;
+	if (!a->out) {
+		if (!r->page_out)
+			r->page_out = malloc(r->hdr.subbuf_size);
+		if (!r->page_out)
+			return ivr_err(r, -ENOMEM, "out of memory for a page");
+		a->out = r->page_out;
+	}
 	state = ivr_live_state(r);
 	ret = ivr_cpu_take_page(r, a->cpu, a->flags & IVRING_PAGE_PARTIAL,
-				state == IVRING_STATE_STOPPED, &pg);
+				state == IVRING_STATE_STOPPED, &pg, a->out);
 	if (ret < 0)
 		return ret;
 	if (!ret)
@@ -42,10 +51,10 @@ static int read_page_mapped(struct ivring *r, void *arg)
 	return 1;
 }
 
-int ivring__read_page(struct ivring *r, unsigned int cpu,
-		      struct ivring_page *pg, unsigned int flags)
+int ivr_read_page(struct ivring *r, unsigned int cpu, struct ivring_page *pg,
+		  unsigned int flags, u8 *out)
 {
-	struct read_page_args a = { cpu, flags, pg };
+	struct read_page_args a = { cpu, flags, pg, out };
 
 	if (!r || !pg || pg->sz < sizeof(pg->sz))
 		return -EINVAL;
@@ -55,4 +64,10 @@ int ivring__read_page(struct ivring *r, unsigned int cpu,
 		return ivr_err(r, -EINVAL, "ivring__read_page: unknown flags %#x",
 			       flags & ~IVRING_PAGE_PARTIAL);
 	return ivr_guarded(r, read_page_mapped, &a);
+}
+
+int ivring__read_page(struct ivring *r, unsigned int cpu,
+		      struct ivring_page *pg, unsigned int flags)
+{
+	return ivr_read_page(r, cpu, pg, flags, NULL);
 }

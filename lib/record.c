@@ -195,31 +195,36 @@ int ivring__rec_open(struct ivring *r, const char *path,
 	return 0;
 }
 
-int ivring__rec_page(struct ivring_rec *w, unsigned int cpu,
-		     const struct ivring_page *pg)
+static int check_page(struct ivring_rec *w, u32 cpu,
+		      const struct ivring_page *pg)
 {
-	struct ivr_rec_cpu *c;
-	int ret;
-
-	if (!w || !pg || pg->sz < offsetof(struct ivring_page, data) +
-				   sizeof(pg->data))
-		return -EINVAL;
 	if (cpu >= w->info.nr_cpus)
 		return ivr_rec_err(w, -EINVAL, "CPU %u: the segment has %u",
 				   cpu, w->info.nr_cpus);
+	if (w->failed)
+		return ivr_rec_err(w, -EIO, "an earlier write failed: %s",
+				   w->err);
+	if (!pg)
+		return 0;
+	if (pg->sz < offsetof(struct ivring_page, data) + sizeof(pg->data))
+		return -EINVAL;
 	if (pg->size != w->info.subbuf_size || pg->len > pg->size - 16)
 		return ivr_rec_err(w, -EINVAL,
 				   "a page of %u bytes (%u of records) in a recording of %u-byte pages",
 				   pg->size, pg->len, w->info.subbuf_size);
-	if (w->failed)
-		return ivr_rec_err(w, -EIO, "an earlier write failed: %s",
-				   w->err);
-	ret = w->ops->page(w, cpu, pg);
+	return 0;
+}
+
+/* After the writer took @pg: count it, or remember that writing failed. */
+static int counted(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg,
+		   int ret)
+{
+	struct ivr_rec_cpu *c = &w->cpus[cpu];
+
 	if (ret) {
 		w->failed = true;
 		return ret;
 	}
-	c = &w->cpus[cpu];
 	c->pages++;
 	c->events += pg->events;
 	c->lost += pg->lost;
@@ -227,6 +232,55 @@ int ivring__rec_page(struct ivring_rec *w, unsigned int cpu,
 		c->first_ts = pg->first_ts;
 	c->last_ts = pg->last_ts;
 	return 0;
+}
+
+int ivring__rec_page(struct ivring_rec *w, unsigned int cpu,
+		     const struct ivring_page *pg)
+{
+	int ret;
+
+	if (!w || !pg)
+		return -EINVAL;
+	ret = check_page(w, cpu, pg);
+	if (ret)
+		return ret;
+	return counted(w, cpu, pg, w->ops->page(w, cpu, pg));
+}
+
+int ivring__rec_read(struct ivring_rec *w, struct ivring *r, unsigned int cpu,
+		     unsigned int flags, struct ivring_page *pg)
+{
+	int ret;
+
+	if (!w || !r || !pg || pg->sz < sizeof(*pg))
+		return -EINVAL;
+	ret = check_page(w, cpu, NULL);
+	if (ret)
+		return ret;
+	if (r->hdr.generation != w->info.generation)
+		return ivr_rec_err(w, -ESTALE,
+				   "the segment is at generation %#llx, the recording at %#llx",
+				   (unsigned long long)r->hdr.generation,
+				   (unsigned long long)w->info.generation);
+	if (!w->ops->slot) {
+		ret = ivring__read_page(r, cpu, pg, flags);
+		if (ret <= 0)
+			goto read_failed;
+		ret = ivring__rec_page(w, cpu, pg);
+		return ret ? ret : 1;
+	}
+	ret = ivr_read_page(r, cpu, pg, flags, w->ops->slot(w, cpu));
+	if (ret <= 0)
+		goto read_failed;
+	ret = check_page(w, cpu, pg);
+	if (!ret)
+		ret = counted(w, cpu, pg, w->ops->put(w, cpu, pg));
+	return ret ? ret : 1;
+
+read_failed:
+	if (ret < 0)
+		ivr_rec_err(w, ret, "%s", ivring__errmsg(r));
+	return ret;
 }
 
 int ivring__rec_flush(struct ivring_rec *w)

@@ -20,6 +20,13 @@ struct ivr_rec_ops {
 	int (*begin)(struct ivring_rec *w, struct ivring *r);
 	/* Take one verified page (copy it: pg->data is the caller's). */
 	int (*page)(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg);
+	/*
+	 * Optional, both or neither: where the next page of @cpu may be read
+	 * to (subbuf_size bytes), so that ivring__rec_read() saves a copy;
+	 * then @put takes the page that was read there.
+	 */
+	u8 *(*slot)(struct ivring_rec *w, u32 cpu);
+	int (*put)(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg);
 	/* Write out every page taken so far. */
 	int (*flush)(struct ivring_rec *w);
 	/* Complete the file(s).  Called once, after the last page. */

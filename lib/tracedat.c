@@ -296,18 +296,32 @@ static int td_flush(struct ivring_rec *w)
 	return t->nr_comms != t->head_comms ? write_head(w) : 0;
 }
 
-static int td_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
+static u8 *td_slot(struct ivring_rec *w, u32 cpu)
 {
 	struct tracedat *t = w->priv;
 	struct spool *s = &t->cpus[cpu];
 
-	memcpy(s->buf + (size_t)s->used * t->subbuf_size, pg->data,
-	       t->subbuf_size);
+	return s->buf + (size_t)s->used * t->subbuf_size;
+}
+
+static int td_put(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
+{
+	struct tracedat *t = w->priv;
+	struct spool *s = &t->cpus[cpu];
+
 	if (t->nr_srcs)
 		learn_page(t, pg);
 	if (++s->used == SPOOL_PAGES)
 		return spool_flush(w, cpu);
 	return 0;
+}
+
+static int td_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
+{
+	struct tracedat *t = w->priv;
+
+	memcpy(td_slot(w, cpu), pg->data, t->subbuf_size);
+	return td_put(w, cpu, pg);
 }
 
 static void spool_name(char *buf, size_t len, const struct ivring_rec *w,
@@ -861,6 +875,8 @@ static void td_free(struct ivring_rec *w)
 const struct ivr_rec_ops ivr_rec_tracedat_ops = {
 	.begin = td_begin,
 	.page = td_page,
+	.slot = td_slot,
+	.put = td_put,
 	.flush = td_flush,
 	.end = td_end,
 	.free = td_free,

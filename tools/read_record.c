@@ -6,8 +6,9 @@
  * decoding nothing.
  *
  * One thread reads every CPU in turn.  A page is copied twice, from the
- * segment into the library's verified copy and from there into the
- * writer's batch; a batch goes to its CPU's file in one write().  Pages are
+ * segment into the library's copy, which is verified against tearing, and
+ * from there into the writer's batch (ivring__rec_read()); a batch goes to
+ * its CPU's file in one write().  Pages are
  * consumed only once the batch that holds them is written, so a recorder
  * that is killed loses nothing: what it consumed is in the files, and the
  * next one starts after it.
@@ -274,7 +275,7 @@ static int end_file(struct rec_state *s)
 /*
  * Up to CPU_BURST pages of @cpu.  Returns the pages recorded, or a
  * negative errno of the library (-ESTALE, -EPIPE, ...), or, with the exit
- * code in *err, -1 when writing failed.
+ * code in *err, -1 when reading or writing failed.
  */
 static int record_cpu(struct rec_state *s, unsigned int cpu,
 		      unsigned int flags, int *err)
@@ -283,13 +284,12 @@ static int record_cpu(struct rec_state *s, unsigned int cpu,
 	int n, ret;
 
 	for (n = 0; n < CPU_BURST; n++) {
-		ret = ivring__read_page(s->r, cpu, &pg, flags);
-		if (ret <= 0)
+		ret = ivring__rec_read(s->w, s->r, cpu, flags, &pg);
+		if (ret == -ESTALE || ret == -EPIPE || !ret)
 			return n ? n : ret;
-		ret = ivring__rec_page(s->w, cpu, &pg);
-		if (ret) {
+		if (ret < 0) {
 			tool_warn("%s", ivring__rec_errmsg(s->w));
-			*err = EXIT_RUNTIME;
+			*err = exit_code(ret);
 			return -1;
 		}
 		s->events += pg.events;
