@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The recording API's contracts (ivring__rec_*): options by sz and refused
+ * with a reason, pages that do not belong to the recording refused, a new
+ * generation refused, counts that match what was read, nothing left behind
+ * by a recording that completes or never started, a dead recording's
+ * spools never overwritten, and a write that fails leaving the spools and
+ * failing every later call.  trace-cmd report reads the files in
+ * test_record_cli.sh; here the layout is checked for what a reader relies
+ * on: the magic and version, and every CPU's data page-aligned.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "kselftest_harness.h"
+#include "seg_util.h"
+
+FIXTURE(rec)
+{
+	struct seg s;
+	struct ivring *r;
+	char dir[64];
+	char path[128];
+};
+
+FIXTURE_SETUP(rec)
+{
+	struct ivring_open_opts o = { .sz = sizeof(o) };
+	unsigned int cpu;
+	u64 i;
+
+	ASSERT_EQ(0, seg_create(&self->s, 1 << 20, 2, 1024, 0,
+				IVRING_MODE_DISCARD, NULL));
+	for (i = 0; i < 300; i++)
+		for (cpu = 0; cpu < 2; cpu++)
+			ASSERT_EQ(0, seg_write_seq(&self->s, cpu, i, 0));
+	ASSERT_EQ(0, ivring__open(self->s.path, &o, &self->r));
+	strcpy(self->dir, "/tmp/ivring-rec-api.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->path, sizeof(self->path), "%s/t.dat", self->dir);
+}
+
+FIXTURE_TEARDOWN(rec)
+{
+	char cmd[128];
+
+	ivring__close(self->r);
+	seg_destroy(&self->s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return !access(p, F_OK);
+}
+
+/* Every page of every CPU; returns the events recorded. */
+static long record_all(struct ivring_rec *w, struct ivring *r, u32 nr_cpus)
+{
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	long events = 0;
+	u32 cpu;
+	int ret;
+
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		while ((ret = ivring__rec_read(w, r, cpu, IVRING_PAGE_PARTIAL,
+					       &pg)) > 0)
+			events += pg.events;
+		if (ret < 0)
+			return ret;
+	}
+	return events;
+}
+
+TEST_F(rec, opts_refused_with_reason)
+{
+	struct {
+		struct ivring_rec_opts o;
+		uint64_t future;
+	} n = { .o = { .sz = sizeof(n), .format = IVRING_REC_TRACE_DAT },
+		.future = 0 };
+	struct ivring_rec *w = (void *)1;
+
+	n.future = 1;
+	ASSERT_EQ(-EINVAL, ivring__rec_open(self->r, self->path, &n.o, &w));
+	ASSERT_EQ(NULL, w);
+	ASSERT_NE(NULL, strstr(ivring__errmsg(self->r), "unknown options"));
+
+	n.future = 0;
+	n.o.format = 99;
+	ASSERT_EQ(-EINVAL, ivring__rec_open(self->r, self->path, &n.o, &w));
+	ASSERT_NE(NULL, strstr(ivring__errmsg(self->r), "unknown format 99"));
+
+	n.o.format = IVRING_REC_TRACE_DAT;
+	n.o.version = 5;
+	ASSERT_EQ(-EINVAL, ivring__rec_open(self->r, self->path, &n.o, &w));
+	ASSERT_NE(NULL, strstr(ivring__errmsg(self->r), "only 6 and 7"));
+
+	n.o.version = 0;
+	n.o.sz = offsetof(struct ivring_rec_opts, format);
+	ASSERT_EQ(-EINVAL, ivring__rec_open(self->r, self->path, &n.o, &w));
+
+	/* Nothing was created by any of them. */
+	ASSERT_FALSE(exists(self->dir, "t.dat.cpu0"));
+	ASSERT_FALSE(exists(self->dir, "t.dat.head"));
+}
+
+/* A whole recording of the fixture's 600 events into a version @v file. */
+static void counts_and_cleanup(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(rec) *self, unsigned int v)
+{
+	struct ivring_rec_opts o = { .sz = sizeof(o), .version = v,
+				     .format = IVRING_REC_TRACE_DAT };
+	struct ivring_rec_stats st = { .sz = sizeof(st) };
+	struct ivring_rec *w;
+	unsigned char head[16];
+	struct stat sb;
+	int fd;
+
+	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
+	ASSERT_TRUE(exists(self->dir, "t.dat.head"));
+	ASSERT_EQ(600, record_all(w, self->r, 2));
+	ASSERT_EQ(0, ivring__rec_flush(w));
+	ASSERT_EQ(0, ivring__rec_stats(w, &st));
+	ASSERT_EQ(600, st.events);
+	ASSERT_EQ(0, st.lost);
+	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
+
+	ASSERT_FALSE(exists(self->dir, "t.dat.cpu0"));
+	ASSERT_FALSE(exists(self->dir, "t.dat.cpu1"));
+	ASSERT_FALSE(exists(self->dir, "t.dat.head"));
+	ASSERT_FALSE(exists(self->dir, "t.dat.tmp"));
+	fd = open(self->path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(sizeof(head), read(fd, head, sizeof(head)));
+	ASSERT_EQ(0, fstat(fd, &sb));
+	close(fd);
+	ASSERT_EQ(0, memcmp(head, "\x17\x08\x44tracing", 10));
+	ASSERT_EQ('0' + (v ? v : 7), head[10]);
+	/* The CPUs' data, whole pages, ends the file. */
+	ASSERT_EQ(0, sb.st_size % 1024);
+
+	/* Consumed: a second recording of the segment finds nothing. */
+	ASSERT_EQ(0, ivring__commit(self->r));
+	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
+	ASSERT_EQ(0, record_all(w, self->r, 2));
+	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
+}
+
+TEST_F(rec, version_7)
+{
+	counts_and_cleanup(_metadata, self, 0);
+}
+
+TEST_F(rec, version_6)
+{
+	counts_and_cleanup(_metadata, self, 6);
+}
+
+TEST_F(rec, foreign_pages_refused)
+{
+	struct ivring_rec_opts o = { .sz = sizeof(o),
+				     .format = IVRING_REC_TRACE_DAT };
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	static u8 page[4096];
+	struct ivring_rec *w;
+
+	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
+	pg.data = page;
+	pg.size = 4096;		/* the segment's are 1024 */
+	ASSERT_EQ(-EINVAL, ivring__rec_page(w, 0, &pg));
+	ASSERT_NE(NULL, strstr(ivring__rec_errmsg(w), "4096 bytes"));
+	pg.size = 1024;
+	pg.len = 1024;		/* no room for the page header */
+	ASSERT_EQ(-EINVAL, ivring__rec_page(w, 0, &pg));
+	pg.len = 0;
+	ASSERT_EQ(-EINVAL, ivring__rec_page(w, 2, &pg));
+	ASSERT_NE(NULL, strstr(ivring__rec_errmsg(w), "CPU 2"));
+	ASSERT_EQ(-EINVAL, ivring__rec_read(w, self->r, 7, 0, &pg));
+	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
+}
+
+TEST_F(rec, new_generation_refused)
+{
+	struct ivring_rec_opts o = { .sz = sizeof(o),
+				     .format = IVRING_REC_TRACE_DAT };
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	struct ivring_event ev;
+	struct ivring_rec *w;
+
+	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
+	ASSERT_EQ(0, seg_reformat(&self->s, 1024));
+	ASSERT_EQ(0, seg_write_seq(&self->s, 0, 0, 0));
+	/* The reader moves on; the recording stays at its generation. */
+	ASSERT_EQ(-ESTALE, ivring__next(self->r, &ev));
+	ASSERT_EQ(-ESTALE, ivring__rec_read(w, self->r, 0, 0, &pg));
+	ASSERT_NE(NULL, strstr(ivring__rec_errmsg(w), "generation"));
+	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
+}
+
+TEST_F(rec, dead_spools_kept)
+{
+	struct ivring_rec_opts o = { .sz = sizeof(o),
+				     .format = IVRING_REC_TRACE_DAT };
+	char p[PATH_MAX], buf[8] = "";
+	struct ivring_rec *w = (void *)1;
+	int fd;
+
+	/* A recorder that died left CPU 1's spool and its head. */
+	snprintf(p, sizeof(p), "%s.cpu1", self->path);
+	fd = open(p, O_WRONLY | O_CREAT, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(4, write(fd, "dead", 4));
+	close(fd);
+	snprintf(p, sizeof(p), "%s.head", self->path);
+	fd = open(p, O_WRONLY | O_CREAT, 0644);
+	ASSERT_LE(0, fd);
+	close(fd);
+
+	ASSERT_EQ(-EEXIST, ivring__rec_open(self->r, self->path, &o, &w));
+	ASSERT_EQ(NULL, w);
+	ASSERT_NE(NULL, strstr(ivring__errmsg(self->r), "t.dat.cpu1 exists"));
+	/* Untouched, and ours (cpu0) gone again. */
+	snprintf(p, sizeof(p), "%s.cpu1", self->path);
+	fd = open(p, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(4, read(fd, buf, sizeof(buf)));
+	close(fd);
+	ASSERT_EQ(0, memcmp(buf, "dead", 4));
+	ASSERT_TRUE(exists(self->dir, "t.dat.head"));
+	ASSERT_FALSE(exists(self->dir, "t.dat.cpu0"));
+}
+
+/* A file size limit stands in for a full disk. */
+TEST_F(rec, failed_write_keeps_spools)
+{
+	struct ivring_rec_opts o = { .sz = sizeof(o),
+				     .format = IVRING_REC_TRACE_DAT };
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	struct rlimit rl, old;
+	char err[PATH_MAX + 512] = "";
+	struct ivring_rec *w;
+	int ret = 0;
+
+	signal(SIGXFSZ, SIG_IGN);
+	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
+	ASSERT_EQ(0, getrlimit(RLIMIT_FSIZE, &old));
+	rl = old;
+	rl.rlim_cur = 2048;
+	ASSERT_EQ(0, setrlimit(RLIMIT_FSIZE, &rl));
+	while (ret >= 0 && (ret = ivring__rec_read(w, self->r, 0, 0, &pg)) > 0)
+		;
+	if (ret >= 0)
+		ret = ivring__rec_flush(w);
+	ASSERT_EQ(-EFBIG, ret);
+	ASSERT_NE(NULL, strstr(ivring__rec_errmsg(w), "t.dat.cpu0"));
+	/* Every later call fails, and says why. */
+	ASSERT_EQ(-EIO, ivring__rec_flush(w));
+	ASSERT_NE(NULL, strstr(ivring__rec_errmsg(w), "an earlier write failed"));
+	ASSERT_GT(0, ivring__rec_close(w, err, sizeof(err)));
+	ASSERT_EQ(0, setrlimit(RLIMIT_FSIZE, &old));
+	ASSERT_NE('\0', err[0]);
+	ASSERT_TRUE(exists(self->dir, "t.dat.cpu0"));
+	ASSERT_TRUE(exists(self->dir, "t.dat.head"));
+	ASSERT_FALSE(exists(self->dir, "t.dat"));
+}
+
+TEST_HARNESS_MAIN
