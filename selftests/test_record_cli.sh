@@ -229,6 +229,39 @@ fi
 once "SIGKILL, trace-cmd restore, then a second recorder" 15000 \
 	"$tmp/k.dat" "$tmp/k2.dat"
 
+# --- a guest that re-formats the segment, while recording ------------------
+
+# The first generation is left LIVE with its last sub-buffers part-filled,
+# as by a guest that goes quiet and then reboots: those events are in
+# g.dat all the same, and the second generation goes to g-1.dat.
+rm -f "/dev/shm/$shm"
+"$gen" -q -c 2 -s 4M -n 1000 "$shm" || exit 1
+"$read_bin" record -f -q -o "$tmp/g.dat" "$shm" 2>"$tmp/err" &
+rec=$!
+bg=("$rec")
+sleep 1
+cpu_pct=$(ps -o pcpu= -p "$rec" | tr -d ' ')
+"$gen" -q -c 2 -s 4M -n 500 "$shm" || exit 1
+sleep 1
+kill -INT "$rec"
+wait "$rec"
+bg=()
+one=$(trace-cmd report "$tmp/g.dat" 2>/dev/null | grep -c ' seq=')
+two=$(trace-cmd report "$tmp/g-1.dat" 2>/dev/null | grep -c ' seq=')
+if [ "$one" -eq 2000 ] && [ "$two" -eq 1000 ] &&
+   grep -q 'recording into .*g-1.dat' "$tmp/err"; then
+	ok "a new generation: g.dat holds all of the first (2000), g-1.dat the second (1000)"
+else
+	not_ok "a new generation: g.dat $one of 2000, g-1.dat $two of 1000"
+	sed 's/^/# /' "$tmp/err"
+fi
+# Part-filled sub-buffers make events ready but no whole page: no spinning.
+if [ "${cpu_pct%.*}" -lt 20 ]; then
+	ok "idle with part-filled sub-buffers: ${cpu_pct}% CPU"
+else
+	not_ok "idle with part-filled sub-buffers: ${cpu_pct}% CPU"
+fi
+
 # --- errors ----------------------------------------------------------------
 
 # fails_with NAME CODE PATTERN ARGS...: exit code CODE, PATTERN on stderr.

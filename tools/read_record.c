@@ -34,6 +34,8 @@
 #define COMMIT_PAGES	256
 /* Pages of one CPU in a row, so that a busy CPU cannot starve the others. */
 #define CPU_BURST	64
+/* How long what an idle CPU has published may wait for its page to fill. */
+#define PARTIAL_NS	200000000ULL
 /* The progress line's refresh interval. */
 #define PROGRESS_NS	500000000ULL
 
@@ -305,10 +307,10 @@ static int record_cpu(struct rec_state *s, unsigned int cpu,
 }
 
 /*
- * One pass over every CPU.  Whole sub-buffers only while following: the
- * one the writer is filling comes once it is full, in one page.  When not
- * following, or at the end, the partial ones too.  Returns the pages
- * recorded, or as record_cpu().
+ * One pass over every CPU: whole sub-buffers, and with @partial the ones
+ * the writer is still filling, up to what it has published (their later
+ * records come in a later page).  Returns the pages recorded, or as
+ * record_cpu().
  */
 static int record_pass(struct rec_state *s, bool partial, int *err)
 {
@@ -345,11 +347,23 @@ static int on_new_generation(struct rec_state *s)
 
 static int record_loop(struct rec_state *s)
 {
-	bool told_stopped = false;
+	bool told_stopped = false, partial;
+	uint64_t now, last_partial = 0;
 	int ret, err = 0;
 
 	while (!stop_requested) {
-		ret = record_pass(s, !s->o->follow, &err);
+		/*
+		 * Following, a sub-buffer comes once it is full, in one
+		 * page; but what an idle CPU has published comes within
+		 * PARTIAL_NS all the same, so that a guest that goes quiet,
+		 * or dies before it can stop its writer, loses nothing to
+		 * the recorder that a text reader would have printed.
+		 */
+		now = now_ns();
+		partial = !s->o->follow || now - last_partial >= PARTIAL_NS;
+		if (partial)
+			last_partial = now;
+		ret = record_pass(s, partial, &err);
 		if (err)
 			return err;
 		progress(s, false);
@@ -380,6 +394,9 @@ static int record_loop(struct rec_state *s)
 		ret = ivring__poll(s->r, POLL_MS);
 		if (ret == -EPIPE)
 			sleep_ns(BACKOFF_MAX_NS);
+		/* Events, but no whole sub-buffer: until the next partial pass. */
+		if (ret == 1 && now_ns() - last_partial < PARTIAL_NS)
+			sleep_ns(PARTIAL_NS - (now_ns() - last_partial));
 	}
 	/* The sub-buffers still being filled, up to where they are now. */
 	if (s->o->follow) {
