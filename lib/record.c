@@ -151,6 +151,8 @@ static const struct ivr_rec_ops *rec_ops(unsigned int format)
 	switch (format) {
 	case IVRING_REC_TRACE_DAT:
 		return &ivr_rec_tracedat_ops;
+	case IVRING_REC_CTF:
+		return &ivr_rec_ctf_ops;
 	}
 	return NULL;
 }
