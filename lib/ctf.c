@@ -9,8 +9,8 @@
  * CTF cannot carry ftrace's records as they are (their fields sit at
  * offsets the format names, with __data_loc words pointing further in), so
  * this recorder decodes, unlike the trace.dat one.  The records are the
- * guest's: every offset and length in them is clamped to the record, and a
- * field the record is too short for reads as zeros.
+ * guest's: nothing outside a record is read, a field the record is too
+ * short for reads as zeros, as ivring-read shows it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -67,7 +67,9 @@ static void put_clamped(struct ctf_stream *s, const u8 *data, u32 size,
 
 /*
  * Where a __data_loc (or __rel_loc) field's data lies: the word says
- * offset | length << 16, and both are the guest's to lie about.
+ * offset | length << 16, and both are the guest's to lie about.  Data that
+ * does not lie wholly inside the record is left out, as libtraceevent
+ * leaves it out of ivring-read's text: an empty string, an empty sequence.
  */
 static u32 data_loc(const struct ctf_field *f, const u8 *data, u32 size,
 		    u32 *len)
@@ -79,33 +81,41 @@ static u32 data_loc(const struct ctf_field *f, const u8 *data, u32 size,
 		return 0;
 	memcpy(&loc, data + f->offset, 4);
 	off = (loc & 0xffff) + (f->rel ? f->offset + 4 : 0);
-	if (off >= size)
+	if (off > size || loc >> 16 > size - off)
 		return 0;
 	*len = loc >> 16;
-	if (*len > size - off)
-		*len = size - off;
 	return off;
+}
+
+/* The text of @len bytes at @p, up to a NUL if it has one, as a CTF string. */
+static void put_string(struct ctf_stream *s, const u8 *p, u32 len)
+{
+	const u8 *nul = memchr(p, 0, len);
+
+	if (nul)
+		len = nul - p;
+	put(s, p, len);
+	s->buf[s->len++] = 0;
 }
 
 static void put_field(struct ctf_stream *s, const struct ctf_field *f,
 		      const u8 *data, u32 size)
 {
 	u32 off, len;
-	const u8 *nul;
 
 	switch (f->kind) {
 	case CTF_INT:
-	case CTF_CHARS:
 	case CTF_ARRAY:
 		put_clamped(s, data, size, f->offset, f->size);
 		break;
+	case CTF_CHARS:
+		off = f->offset < size ? f->offset : size;
+		put_string(s, data + off,
+			   size - off < f->size ? size - off : f->size);
+		break;
 	case CTF_STRING:
 		off = data_loc(f, data, size, &len);
-		nul = memchr(data + off, 0, len);
-		if (nul)
-			len = nul - (data + off);
-		put(s, data + off, len);
-		s->buf[s->len++] = 0;
+		put_string(s, data + off, len);
 		break;
 	case CTF_SEQ:
 		off = data_loc(f, data, size, &len);
@@ -127,7 +137,7 @@ static size_t event_max(const struct ctf *c, const struct ctf_class *cl,
 		const struct ctf_field *f = &c->fields[cl->first + i];
 
 		n += f->kind == CTF_STRING || f->kind == CTF_SEQ ?
-		     4 + (size_t)size + 1 : f->size;
+		     4 + (size_t)size + 1 : f->size + 1;
 	}
 	return n;
 }

@@ -14,7 +14,12 @@
 /* How one ftrace field becomes one CTF field. */
 enum ctf_kind {
 	CTF_INT,	/* an integer of elem bytes */
-	CTF_CHARS,	/* a fixed char[N]: UTF-8 chars, which readers show as a string */
+	/*
+	 * A fixed char[N], written as a CTF string up to its first NUL: a
+	 * CTF char array would do, but babeltrace2 2.0.4 shows an empty one
+	 * (all NULs) as the previous event's value.
+	 */
+	CTF_CHARS,
 	CTF_ARRAY,	/* a fixed array of size / elem integers */
 	CTF_STRING,	/* __data_loc char[]: a NUL-terminated string */
 	CTF_SEQ,	/* any other __data_loc array: u32 count, then the integers */

@@ -115,13 +115,14 @@ static bool is_ident(const char *s)
 }
 
 /*
- * Text, as opposed to bytes: libtraceevent flags u8[] and s8[] as strings
- * too, but their values are numbers to everyone who prints them.
+ * Text, as opposed to bytes: plain char only.  libtraceevent flags u8[],
+ * s8[] and unsigned char[] as strings too, but the kernel keeps bytes in
+ * those (addresses, hashes, synth:blob's data), whose values are numbers.
  */
 static bool is_char_type(const char *type)
 {
 	static const char *const skip[] = { "__data_loc ", "__rel_loc ",
-					    "const ", "signed ", "unsigned " };
+					    "const " };
 	size_t i;
 
 	for (i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
@@ -182,12 +183,10 @@ static bool classify(const struct tep_format_field *tf, struct ctf_field *cf)
 	return true;
 }
 
-static void put_int(FILE *f, unsigned int bytes, bool sign, bool hex,
-		    bool text)
+static void put_int(FILE *f, unsigned int bytes, bool sign, bool hex)
 {
-	fprintf(f, "integer { size = %u; align = 8; signed = %d;%s%s }",
-		bytes * 8, sign, hex ? " base = 16;" : "",
-		text ? " encoding = UTF8;" : "");
+	fprintf(f, "integer { size = %u; align = 8; signed = %d;%s }",
+		bytes * 8, sign, hex ? " base = 16;" : "");
 }
 
 static void put_field(FILE *f, const struct tep_format_field *tf,
@@ -198,25 +197,21 @@ static void put_field(FILE *f, const struct tep_format_field *tf,
 	fputs("\t\t", f);
 	switch (cf->kind) {
 	case CTF_INT:
-		put_int(f, cf->elem, sign, tf->flags & TEP_FIELD_IS_POINTER,
-			false);
+		put_int(f, cf->elem, sign, tf->flags & TEP_FIELD_IS_POINTER);
 		fprintf(f, " _%s;\n", tf->name);
 		break;
 	case CTF_CHARS:
-		put_int(f, 1, false, false, true);
-		fprintf(f, " _%s[%u];\n", tf->name, cf->size);
-		break;
-	case CTF_ARRAY:
-		put_int(f, cf->elem, sign && cf->elem > 1, false, false);
-		fprintf(f, " _%s[%u];\n", tf->name, cf->size / cf->elem);
-		break;
 	case CTF_STRING:
 		fprintf(f, "string _%s;\n", tf->name);
 		break;
+	case CTF_ARRAY:
+		put_int(f, cf->elem, sign, false);
+		fprintf(f, " _%s[%u];\n", tf->name, cf->size / cf->elem);
+		break;
 	case CTF_SEQ:
-		put_int(f, 4, false, false, false);
+		put_int(f, 4, false, false);
 		fprintf(f, " _%s_length;\n\t\t", tf->name);
-		put_int(f, cf->elem, sign, false, false);
+		put_int(f, cf->elem, sign, false);
 		fprintf(f, " _%s[_%s_length];\n", tf->name, tf->name);
 		break;
 	}
@@ -354,7 +349,7 @@ static void put_head(FILE *f, struct ivring_rec *w, const u8 *uuid,
 		"\tstream_id = 0;\n\tfields := struct {\n"
 		"\t\tinteger { size = 16; align = 8; signed = 0; } _common_type;\n"
 		"\t\tinteger { size = 32; align = 8; signed = 0; } _data_length;\n"
-		"\t\tinteger { size = 8; align = 8; signed = 0; base = 16; } _data[_data_length];\n"
+		"\t\tinteger { size = 8; align = 8; signed = 0; } _data[_data_length];\n"
 		"\t};\n};\n\n", CTF_ID_UNKNOWN);
 }
 
