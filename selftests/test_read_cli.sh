@@ -39,29 +39,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-fails=0
-n=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	fails=$((fails + 1))
-	echo "not ok $n $1"
-}
-
-# same NAME EXPECTED ACTUAL: identical files, or the diff is shown.
-same() {
-	if cmp -s "$2" "$3"; then
-		ok "$1"
-	else
-		not_ok "$1"
-		diff -u "$2" "$3" | sed 's/^/# /'
-	fi
-}
+. "$here/tap.sh"
 
 # fails_with NAME CODE PATTERN ARGS...: exit code CODE, PATTERN on stderr.
 fails_with() {
