@@ -280,6 +280,9 @@ fails_with() {
 
 "$read_bin" record --help >"$tmp/out" 2>&1
 check "--help" grep -q "trace-cmd report" "$tmp/out"
+"$read_bin" record -p -q -s -o "$tmp/s.dat" "$tmp/basic.seg" 2>"$tmp/err"
+check "--stats: per-CPU statistics at the end" \
+	grep -q '^read events: 9$' "$tmp/err"
 fails_with "no segment" 2 "no segment given"
 fails_with "bad --file-version" 2 "--file-version '5': 6 or 7" -V 5 "$shm"
 fails_with "--ctf with -o" 2 "-o and --file-version are for trace.dat" \

@@ -256,45 +256,6 @@ static int select_cpus(struct ivring *r, const struct read_opts *o)
 	return 0;
 }
 
-static void print_ts(FILE *f, const char *label, uint64_t ns)
-{
-	uint64_t us = (ns + 500) / 1000;
-
-	fprintf(f, "%s %5" PRIu64 ".%06" PRIu64 "\n", label, us / 1000000,
-		us % 1000000);
-}
-
-/* tracefs per_cpu/cpuN/stats wording, plus what only a reader knows. */
-static void print_stats(struct ivring *r, const struct read_opts *o)
-{
-	struct ivring_info info = { .sz = sizeof(info) };
-	unsigned int cpu;
-
-	if (ivring__info(r, &info)) {
-		tool_warn("no statistics: %s", ivring__errmsg(r));
-		return;
-	}
-	for (cpu = 0; cpu < info.nr_cpus; cpu++) {
-		struct ivring_cpu_stats st = { .sz = sizeof(st) };
-
-		if (!cpu_isset(o, cpu) || ivring__cpu_stats(r, cpu, &st))
-			continue;
-		fprintf(stderr, "CPU %u:\n", cpu);
-		fprintf(stderr, "entries: %" PRIu64 "\n", st.entries);
-		fprintf(stderr, "overrun: %" PRIu64 "\n", st.overrun);
-		fprintf(stderr, "bytes: %" PRIu64 "\n", st.bytes);
-		print_ts(stderr, "oldest event ts:", st.oldest_ts);
-		print_ts(stderr, "now ts:", st.last_ts);
-		fprintf(stderr, "dropped events: %" PRIu64 "\n", st.dropped);
-		fprintf(stderr, "rejected events: %" PRIu64 "\n", st.rejected);
-		fprintf(stderr, "read events: %" PRIu64 "\n", st.read);
-		fprintf(stderr, "unread events: %" PRIu64 "\n", st.unread);
-		fprintf(stderr, "lost events: %" PRIu64 "\n", st.lost);
-		fprintf(stderr, "bad pages: %" PRIu64 "\n", st.bad_pages);
-		fprintf(stderr, "torn pages: %" PRIu64 "\n", st.torn_pages);
-	}
-}
-
 /* One event: its loss line, then its line unless -e filters it out. */
 static int print_event(struct ivring *r, const struct ivring_event *ev,
 		       const uint8_t *want, FILE *out, char **line,
@@ -490,7 +451,7 @@ int main(int argc, char **argv)
 
 	err = read_loop(r, &o, out, want, &n);
 	if (o.stats)
-		print_stats(r, &o);
+		print_stats(r, o.cpus);
 	fprintf(stderr, PROG ": %" PRIu64 " events read", n.events);
 	if (want)
 		fprintf(stderr, " (%" PRIu64 " printed)", n.printed);

@@ -2,6 +2,7 @@
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /* What ivring-read's printing and recording modes share. */
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -137,4 +138,45 @@ const char *segment_arg(int argc, char **argv, const char *prog)
 		  "one segment at a time; got '%s' and more", argv[optind]);
 	fprintf(stderr, "Try '%s --help' for more information.\n", prog);
 	exit(EXIT_USAGE);
+}
+
+static void print_ts(FILE *f, const char *label, uint64_t ns)
+{
+	uint64_t us = (ns + 500) / 1000;
+
+	fprintf(f, "%s %5" PRIu64 ".%06" PRIu64 "\n", label, us / 1000000,
+		us % 1000000);
+}
+
+/* tracefs per_cpu/cpuN/stats wording, plus what only a reader knows. */
+void print_stats(struct ivring *r, const unsigned long *cpus)
+{
+	const unsigned int bits = 8 * sizeof(*cpus);
+	struct ivring_info info = { .sz = sizeof(info) };
+	unsigned int cpu;
+
+	if (ivring__info(r, &info)) {
+		tool_warn("no statistics: %s", ivring__errmsg(r));
+		return;
+	}
+	for (cpu = 0; cpu < info.nr_cpus; cpu++) {
+		struct ivring_cpu_stats st = { .sz = sizeof(st) };
+
+		if ((cpus && !((cpus[cpu / bits] >> (cpu % bits)) & 1)) ||
+		    ivring__cpu_stats(r, cpu, &st))
+			continue;
+		fprintf(stderr, "CPU %u:\n", cpu);
+		fprintf(stderr, "entries: %" PRIu64 "\n", st.entries);
+		fprintf(stderr, "overrun: %" PRIu64 "\n", st.overrun);
+		fprintf(stderr, "bytes: %" PRIu64 "\n", st.bytes);
+		print_ts(stderr, "oldest event ts:", st.oldest_ts);
+		print_ts(stderr, "now ts:", st.last_ts);
+		fprintf(stderr, "dropped events: %" PRIu64 "\n", st.dropped);
+		fprintf(stderr, "rejected events: %" PRIu64 "\n", st.rejected);
+		fprintf(stderr, "read events: %" PRIu64 "\n", st.read);
+		fprintf(stderr, "unread events: %" PRIu64 "\n", st.unread);
+		fprintf(stderr, "lost events: %" PRIu64 "\n", st.lost);
+		fprintf(stderr, "bad pages: %" PRIu64 "\n", st.bad_pages);
+		fprintf(stderr, "torn pages: %" PRIu64 "\n", st.torn_pages);
+	}
 }

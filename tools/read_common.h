@@ -44,6 +44,11 @@ int exit_code(int err);
 int open_segment(const char *path, bool peek, bool follow, struct ivring **r);
 /* The one segment argument after the options, or exit with a usage error. */
 const char *segment_arg(int argc, char **argv, const char *prog);
+/*
+ * Per-CPU statistics on stderr, in tracefs per_cpu/cpuN/stats wording plus
+ * what only a reader knows; @cpus: a bitmap of the CPUs to show, NULL: all.
+ */
+void print_stats(struct ivring *r, const unsigned long *cpus);
 /* One line when some of the segment's event formats were skipped. */
 void warn_skipped_formats(struct ivring *r, const char *path);
 

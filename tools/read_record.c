@@ -48,6 +48,7 @@ struct rec_opts {
 	bool follow;
 	bool peek;
 	bool quiet;
+	bool stats;
 };
 
 struct rec_state {
@@ -83,6 +84,8 @@ static void usage(FILE *f)
 "                        reboot starts a new file (FILE-1, FILE-2...)\n"
 "  -p, --peek            snapshot: consume nothing\n"
 "  -q, --quiet           no progress line\n"
+"  -s, --stats           at the end, per-CPU statistics on stderr, as\n"
+"                        ivring-read --stats prints them\n"
 "  -h, --help            this text\n"
 "\n"
 "Without --follow, it records what the segment holds now and stops.\n"
@@ -112,12 +115,13 @@ static void parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "follow", no_argument, NULL, 'f' },
 		{ "peek", no_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "stats", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:V:N:fpqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:V:N:fpqsh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -139,6 +143,9 @@ static void parse_args(int argc, char **argv, struct rec_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 's':
+			o->stats = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -427,6 +434,8 @@ int record_main(int argc, char **argv)
 	}
 	if (end_file(&s) && !err)
 		err = EXIT_RUNTIME;
+	if (o.stats)
+		print_stats(s.r, NULL);
 	ivring__close(s.r);
 	return err;
 }
