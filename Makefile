@@ -390,6 +390,7 @@ clean:
 # Every Debian package that building, checking and the VM tests need.
 DEB_PKGS	:= build-essential make pkg-config xz-utils libtraceevent-dev \
 		   liburcu-dev linux-source-6.1 babeltrace2 trace-cmd \
+		   kernelshark xvfb xauth imagemagick xdotool \
 		   qemu-system-x86 busybox-static cpio kmod procps dkms \
 		   linux-headers-amd64 linux-image-amd64 \
 		   linux-headers-rt-amd64 linux-image-rt-amd64 \
