@@ -13,7 +13,7 @@
 #   make demo         a test guest's sched and irq events, live on the host
 #   make demo-gen     the same without a guest: ivring-gen writes the segment
 #   make module       ivring.ko through Kbuild, against KDIR, into build/module/
-#   make install      prefix, DESTDIR, libdir, includedir, bindir
+#   make install      prefix, DESTDIR, libdir, includedir, bindir, mandir
 #   make deps         install every Debian package the project needs (root)
 #   make clean
 #   V=1 shows the commands.  WERROR=0 turns warnings back into warnings.
@@ -37,6 +37,7 @@ exec_prefix	?= $(prefix)
 bindir		?= $(exec_prefix)/bin
 libdir		?= $(exec_prefix)/lib
 includedir	?= $(prefix)/include
+mandir		?= $(prefix)/share/man
 # Where DKMS looks for module sources: /usr/src/<name>-<version>.
 dkmsdir		?= /usr/src/ivring-$(VERSION)
 DESTDIR		?=
@@ -361,7 +362,15 @@ install: all
 	$(INSTALL) -D -m 644 include/uapi/linux/ivring.h \
 		$(DESTDIR)$(includedir)/ivring/linux/ivring.h
 	$(foreach t,$(TOOLS),$(INSTALL) -D -m 755 $(t) $(DESTDIR)$(bindir)/$(notdir $(t));)
+	$(INSTALL) -D -m 644 tools/ivring-read.1 $(DESTDIR)$(mandir)/man1/ivring-read.1
+	$(INSTALL) -D -m 644 lib/libivring.3 $(DESTDIR)$(mandir)/man3/libivring.3
+	$(foreach f,$(MAN3_LINKS),echo '.so man3/libivring.3' > $(DESTDIR)$(mandir)/man3/$(f).3;)
 	$(Q)$(MAKE) --no-print-directory install-dkms
+
+# "man ivring__open" and the like: one page per exported function, each
+# pointing at libivring(3), which documents them all.
+MAN3_LINKS	:= $(shell sed -n 's/^[[:space:]]*\(ivring__[a-z_]*\);$$/\1/p' \
+			lib/libivring.map)
 
 # The module's sources and a dkms.conf, for "dkms install ivring/$(VERSION)".
 # The test build's hooks need IVRING_TEST, which DKMS never sets.
@@ -381,7 +390,10 @@ uninstall:
 		$(DESTDIR)$(libdir)/pkgconfig/ivring.pc \
 		$(DESTDIR)$(includedir)/libivring.h \
 		$(DESTDIR)$(includedir)/ivring/linux/ivring.h \
-		$(addprefix $(DESTDIR)$(bindir)/,$(TOOL_PROGS))
+		$(addprefix $(DESTDIR)$(bindir)/,$(TOOL_PROGS)) \
+		$(DESTDIR)$(mandir)/man1/ivring-read.1 \
+		$(DESTDIR)$(mandir)/man3/libivring.3 \
+		$(MAN3_LINKS:%=$(DESTDIR)$(mandir)/man3/%.3)
 	rm -rf $(DESTDIR)$(dkmsdir)
 
 clean:
