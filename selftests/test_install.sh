@@ -7,6 +7,14 @@
 # dynamically.  The installed <linux/ivring.h> must not land in the system's
 # include/linux, and the static library must not export libivring's internal
 # names: the program defines one of them itself.
+#
+# The man pages, so that they cannot rot: ivring-read(1) and libivring(3)
+# are installed, with a page per exported function, and render without a
+# warning; every exported function is in libivring(3)'s synopsis, every
+# option of ivring-read --help and ivring-read record --help is in
+# ivring-read(1); the example programs of libivring(3) build against the
+# installed library and do what the page says, on a segment of the
+# installed ivring-gen; make uninstall removes the pages again.
 # Exit: 0 pass, 1 fail.
 
 set -u
@@ -79,4 +87,122 @@ for link in static shared; do
 	*)	not_ok "$link: the program printed '$out'" ;;
 	esac
 done
+
+# --- the man pages
+man=$dest/usr/share/man
+page1=$man/man1/ivring-read.1
+page3=$man/man3/libivring.3
+funcs=$(sed -n 's/^[[:space:]]*\(ivring__[a-z_]*\);$/\1/p' "$top/lib/libivring.map")
+[ -n "$funcs" ] || not_ok "no function in lib/libivring.map"
+
+for page in "$page1" "$page3"; do
+	if [ ! -r "$page" ]; then
+		not_ok "${page#"$dest"}: not installed"
+		continue
+	fi
+	if ! groff -man -Tutf8 -ww -z "$page" >"$tmp/groff.log" 2>&1 ||
+	   [ -s "$tmp/groff.log" ]; then
+		sed 's/^/# /' "$tmp/groff.log"
+		not_ok "${page#"$dest"}: groff warns"
+	fi
+	if ! MANWIDTH=80 man --warnings -l "$page" >"$tmp/page.txt" \
+		2>"$tmp/man.log" || [ -s "$tmp/man.log" ]; then
+		sed 's/^/# /' "$tmp/man.log"
+		not_ok "${page#"$dest"}: man --warnings warns"
+	fi
+	# Lines that man had to break outside the text: an example too wide.
+	awk 'length > 80' "$tmp/page.txt" | sed 's/^/# too wide: /'
+	[ -z "$(awk 'length > 80' "$tmp/page.txt")" ] ||
+		not_ok "${page#"$dest"}: lines wider than 80 columns"
+done
+
+for f in $funcs; do
+	[ -r "$man/man3/$f.3" ] || not_ok "no man3/$f.3 installed"
+	# The synopsis, from .SH SYNOPSIS to the next .SH.
+	sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$page3" |
+		grep -q "[ *]$f(" ||
+		not_ok "libivring(3): $f is not in the synopsis"
+	grep -q "^\.BR $f ()" "$page3" ||
+		not_ok "libivring(3): $f is not described"
+done
+out=$(MANWIDTH=80 man -M "$man" ivring__rec_open 2>&1 | head -n 1)
+case $out in
+LIBIVRING*) ;;
+*)	not_ok "man ivring__rec_open shows '$out', not libivring(3)" ;;
+esac
+
+# Every option of both --help texts, as the page spells it (\- for -).
+for mode in "" record; do
+	# shellcheck disable=SC2086 # no mode is no word
+	opts=$("$dest/usr/bin/ivring-read" $mode --help |
+	       grep -o -e '^  -[A-Za-z]' -e '--[a-z][a-z-]*' | tr -d ' ' | sort -u)
+	[ -n "$opts" ] || not_ok "ivring-read $mode --help lists no option"
+	for o in $opts; do
+		grep -qF -- "${o//-/\\-}" "$page1" ||
+			not_ok "ivring-read(1) does not document ivring-read $mode $o"
+	done
+done
+
+# example NAME: the program after '.\" example: NAME' in libivring.3, with
+# the roff escapes it uses (\e, \-) undone.
+example() {
+	awk -v name="$1" '$0 == ".\\\" example: " name { want = 1; next }
+		want && /^\.EX$/ { on = 1; next }
+		on && /^\.EE$/ { exit }
+		on { print }' "$page3" | sed -e 's/\\e/\\/g' -e 's/\\-/-/g'
+}
+
+libs=$(pkg-config --libs ivring)
+for ex in print record; do
+	example $ex.c >"$tmp/$ex.c"
+	[ -s "$tmp/$ex.c" ] || { not_ok "libivring(3) has no example $ex.c"; continue; }
+	# shellcheck disable=SC2086 # word lists from pkg-config
+	if ! gcc -Wall -Wextra -Werror $cflags -o "$tmp/$ex" "$tmp/$ex.c" \
+		$libs >"$tmp/cc.log" 2>&1; then
+		sed 's/^/# /' "$tmp/cc.log"
+		not_ok "libivring(3)'s example $ex.c does not build"
+	fi
+done
+
+shm=ivring-install-$$
+# shellcheck disable=SC2064 # expand now
+trap "rm -rf '$tmp'; rm -f /dev/shm/$shm" EXIT
+export LD_LIBRARY_PATH=$dest/usr/lib
+if [ -x "$tmp/print" ] && [ -x "$tmp/record" ] &&
+   "$dest/usr/bin/ivring-gen" -q -c 3 -n 500 -S $shm; then
+	# print.c prints what ivring-read --peek prints, and consumes nothing.
+	"$dest/usr/bin/ivring-read" --peek $shm >"$tmp/read.txt" 2>/dev/null
+	"$tmp/print" $shm >"$tmp/print.txt" 2>"$tmp/print.err" ||
+		not_ok "print.c failed: $(cat "$tmp/print.err")"
+	if [ ! -s "$tmp/read.txt" ] || ! cmp -s "$tmp/read.txt" "$tmp/print.txt"; then
+		diff "$tmp/read.txt" "$tmp/print.txt" | head -n 5 | sed 's/^/# /'
+		not_ok "print.c does not print what ivring-read --peek prints"
+	else
+		echo "ok: print.c: $(wc -l <"$tmp/print.txt") lines, as ivring-read's"
+	fi
+	# record.c: a trace.dat of every event, and the segment consumed.
+	out=$("$tmp/record" $shm "$tmp/rec.dat" 2>&1)
+	n=$(trace-cmd report "$tmp/rec.dat" 2>/dev/null | grep -c 'seq=')
+	# What a consuming reader gets after it: nothing.
+	left=$("$dest/usr/bin/ivring-read" $shm 2>/dev/null | wc -l)
+	case $out in
+	"1503 events in "*" pages, 0 lost")
+		if [ "$n" = 1500 ] && [ "$left" = 0 ]; then
+			echo "ok: record.c: $out; trace-cmd report: $n seq events"
+		else
+			not_ok "record.c: trace-cmd report shows $n seq events, 1500 written; $left left unread"
+		fi ;;
+	*)	not_ok "record.c printed '$out'" ;;
+	esac
+else
+	not_ok "no segment for the example programs"
+fi
+
+if ! make -s -C "$top" uninstall DESTDIR="$dest" prefix=/usr \
+	libdir=/usr/lib >"$tmp/uninstall.log" 2>&1; then
+	cat "$tmp/uninstall.log"
+	not_ok "make uninstall failed"
+fi
+left=$(find "$man" -type f 2>/dev/null)
+[ -z "$left" ] || not_ok "make uninstall left $(echo "$left" | wc -l) man pages"
 exit $fail
