@@ -207,7 +207,7 @@ trap 'rm -f /dev/shm/$shm /dev/shm/$shm-empty' EXIT
 "$tools/ivring-gen" -q -c $cpus -n 10 -S $shm-empty || exit 1
 "$tools/ivring-read" $shm-empty >/dev/null 2>&1 || exit 1
 "$tools/ivring-read" record -q -o "$out/empty.dat" $shm-empty || exit 1
-# A file cut short in its first page of events.
+# A file cut in half, as a full disk or a killed copy leaves one.
 size=$(stat -c %s "$out/ivring.dat")
 head -c $((size / 2)) "$out/ivring.dat" >"$out/truncated.dat"
 
