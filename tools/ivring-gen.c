@@ -258,6 +258,9 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'n':
 			opt.events = parse_count("--events", optarg, UINT64_MAX);
+			/* 0 is how --duration and --keep-running say "no count". */
+			if (!opt.events)
+				tool_die("--events 0: write at least one, or use --duration or --keep-running");
 			have_events = true;
 			break;
 		case 'd':
