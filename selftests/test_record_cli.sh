@@ -119,12 +119,6 @@ agree "an overwrite ring that wrapped" "$shm"
 
 # --- loss, as the kernel marks it --------------------------------------
 
-# sum_dropped FILE CPU: the events trace-cmd says CPU lost.
-sum_dropped() {
-	grep -o "^CPU:$2 \[[0-9]* EVENTS DROPPED\]" "$1" |
-		awk '{ gsub(/\[/, "", $2); n += $2 } END { print n + 0 }'
-}
-
 count_cpu() {
 	grep -c "\[00$2\]" "$1"
 }
@@ -135,7 +129,7 @@ rm -f "/dev/shm/$shm"
 "$gen" -c 2 -s 512K -d 3 -r 20000 "$shm" 2>"$tmp/gen.err" &
 bg=($!)
 for _ in $(seq 50); do [ -e "/dev/shm/$shm" ] && break; sleep 0.1; done
-"$read_bin" record -f -q -o "$tmp/loss.dat" "$shm" 2>"$tmp/rec.err" &
+"$read_bin" record -f -q -s -o "$tmp/loss.dat" "$shm" 2>"$tmp/rec.err" &
 rec=$!
 bg+=("$rec")
 sleep 1
@@ -150,16 +144,22 @@ rc=$?
 bg=()
 check "loss: the recorder ends cleanly on SIGINT" [ "$rc" -eq 0 ]
 report "$tmp/loss.dat" "$tmp/loss"
+# A page whose records leave less than 8 bytes free carries the flag of
+# lost events but not their count, as the kernel's ring buffer does, and
+# trace-cmd prints "[EVENTS DROPPED]" without one: the exact count is the
+# recorder's own (--stats).
 for cpu in 0 1; do
 	written=$(sed -n "s/.*cpu$cpu: written \([0-9]*\) .*/\1/p" "$tmp/gen.err")
 	got=$(count_cpu "$tmp/loss" $cpu)
-	dropped=$(sum_dropped "$tmp/loss" $cpu)
+	shown=$(grep -c "^CPU:$cpu \[.*EVENTS DROPPED\]" "$tmp/loss")
+	lost=$(awk -v c="CPU $cpu:" '$0 == c { on = 1; next }
+		on && /^lost events:/ { print $3; exit }' "$tmp/rec.err")
 	# The first event of each CPU is ivring-gen's sched_switch.
-	if [ -n "$written" ] && [ "$dropped" -gt 0 ] &&
-	   [ $((got + dropped)) -eq $((written + 1)) ]; then
-		ok "loss: CPU $cpu: $got recorded + $dropped dropped = $((written + 1)) written"
+	if [ -n "$written" ] && [ -n "$lost" ] && [ "$shown" -gt 0 ] &&
+	   [ $((got + lost)) -eq $((written + 1)) ]; then
+		ok "loss: CPU $cpu: $got recorded + $lost lost = $((written + 1)) written, $shown DROPPED lines"
 	else
-		not_ok "loss: CPU $cpu: $got recorded + $dropped dropped, $written + 1 written"
+		not_ok "loss: CPU $cpu: $got recorded + ${lost:-?} lost, $written + 1 written, $shown DROPPED lines"
 		sed 's/^/# /' "$tmp/gen.err" "$tmp/rec.err"
 	fi
 done

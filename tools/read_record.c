@@ -401,6 +401,14 @@ static int record_loop(struct rec_state *s)
 		ret = ivring__poll(s->r, POLL_MS);
 		if (ret == -EPIPE)
 			sleep_ns(BACKOFF_MAX_NS);
+		/* The handle has moved to the new generation already. */
+		if (ret == -ESTALE) {
+			err = on_new_generation(s);
+			if (err)
+				return err;
+			told_stopped = false;
+			continue;
+		}
 		/* Events, but no whole sub-buffer: until the next partial pass. */
 		if (ret == 1 && now_ns() - last_partial < PARTIAL_NS)
 			sleep_ns(PARTIAL_NS - (now_ns() - last_partial));
