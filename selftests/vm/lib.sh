@@ -119,6 +119,59 @@ vm_cleanup() {
 trap vm_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
+# vm_disk: a 4M virtio disk for the guest, /dev/vda, as a raw file in
+# vm_tmp; pass "${vm_disk_args[@]}" to vm_run.  Skips unless the booted
+# kernel has its drivers.  After vm_require.
+vm_disk() {
+	vm_require_kmod virtio_pci virtio_blk
+	truncate -s 4M "$vm_tmp/disk.img" || fail "cannot create the disk image"
+	# shellcheck disable=SC2034 # for the tests
+	vm_disk_args=(--kmod virtio_pci --kmod virtio_blk
+		--qemu-arg -drive --qemu-arg "file=$vm_tmp/disk.img,if=virtio,format=raw")
+}
+
+# vm_guest_workload: print the lines of a guest script that make all but
+# a few of ivring's events fire (decode_all.sh lists which): forks, execs
+# and exits, both CPUs busy, taskset moves, CPU 1 off and on line
+# (sched_wait_task: kthread_park), ping over lo (net, NET_RX, itimer:
+# busybox ping paces itself with alarm()), O_DIRECT dd to and from
+# /dev/vda (block, virtio interrupts), a sleep (cpu_idle, tick_stop).  The
+# guest needs lo up and the disk of vm_disk; the lines exit 17 to 25 when
+# a step fails.
+vm_guest_workload() {
+	cat <<'GUEST'
+# Both CPUs busy: syscalls, slab and page allocations, rss, faults.
+for n in 1 2 3; do
+	sh -c 'i=0
+	       while [ $i -lt 150 ]; do
+		       i=$((i + 1))
+		       ls /proc > /dev/null 2>&1
+	       done' &
+done
+# fork, exec (busybox sh execs /proc/self/exe), exit, wait, free.
+for n in 1 2 3 4 5 6 7 8; do
+	sh -c 'exit 0'
+done
+# Affinity changes move this shell (sched_migrate_task).
+taskset -p 1 $$ > /dev/null || exit 17
+taskset -p 2 $$ > /dev/null || exit 18
+taskset -p 3 $$ > /dev/null || exit 19
+# Offlining a CPU parks its kthreads: kthread_park() waits in
+# wait_task_inactive(), the only sched_wait_task a busybox guest makes.
+echo 0 > /sys/devices/system/cpu/cpu1/online || { echo "FAIL: cpu1 offline"; exit 20; }
+echo 1 > /sys/devices/system/cpu/cpu1/online || { echo "FAIL: cpu1 online"; exit 21; }
+[ "$(cat /sys/devices/system/cpu/online)" = 0-1 ] || { echo "FAIL: cpus $(cat /sys/devices/system/cpu/online)"; exit 22; }
+# lo: net_dev_xmit, netif_receive_skb; ping's alarm(): itimer_*.
+ping -c 3 -i 0.2 127.0.0.1 > /dev/null || { echo "FAIL: ping"; exit 23; }
+# Direct I/O on the virtio disk: block_rq_*, its interrupts, BLOCK softirq.
+dd if=/dev/zero of=/dev/vda bs=64k count=16 oflag=direct 2> /dev/null || exit 24
+dd if=/dev/vda of=/dev/null bs=64k count=16 iflag=direct 2> /dev/null || exit 25
+wait
+# Idle: cpu_idle, tick_stop, the tick's hrtimers.
+sleep 2
+GUEST
+}
+
 # vm_run LOG ARGS...: run tools/ivring-vm with the watchdog, --scan-dmesg,
 # the module and ARGS; its console goes to LOG.  Sets vm_rc and vm_secs.
 # A --shm NAME among ARGS is removed at exit.

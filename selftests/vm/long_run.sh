@@ -42,7 +42,6 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
-vm_require_kmod virtio_pci virtio_blk
 
 shm=ivring-long-$$-$RANDOM
 log=$vm_tmp/vm.log
@@ -52,7 +51,7 @@ case $mode in discard | overwrite) ;; *) fail "IVRING_LONG_RUN_MODE=$mode" ;; es
 min_wraps=10
 min_nested=50
 
-truncate -s 4M "$vm_tmp/disk.img" || fail "cannot create the disk image"
+vm_disk
 
 { echo "secs=$secs mode=$mode"; cat <<'GUEST'; } >"$vm_tmp/guest.sh"
 t=/sys/kernel/ivring
@@ -191,8 +190,7 @@ check_events &
 checks_pid=$!
 vm_bg_pids+=("$checks_pid")
 vm_run "$log" --shm "$shm" --shm-size 512K --script "$vm_tmp/guest.sh" \
-	--kmod virtio_pci --kmod virtio_blk \
-	--qemu-arg -drive --qemu-arg "file=$vm_tmp/disk.img,if=virtio,format=raw"
+	"${vm_disk_args[@]}"
 vm_check_rc "$log"
 tr -d '\r' <"$log" >"$vm_tmp/console"
 grep -q '^GUEST-DONE' "$vm_tmp/console" || fail "the guest did not finish its script"
