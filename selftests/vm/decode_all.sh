@@ -94,12 +94,8 @@ echo 1 > $t/events/enable || exit 15
 [ "$(cat $t/events/enable)" = 1 ] || exit 16
 GUEST
 vm_guest_workload
+vm_guest_stop_tracing
 cat <<'GUEST'
-echo 0 > $t/tracing_on || exit 26
-for f in $t/per_cpu/cpu*/stats; do
-	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
-	sed "s/^/GUEST-STATS $c /" $f || exit 27
-done
 echo GUEST-DONE
 GUEST
 } >"$vm_tmp/guest.sh"

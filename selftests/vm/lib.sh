@@ -172,6 +172,33 @@ sleep 2
 GUEST
 }
 
+# vm_guest_busy_loops: print the lines of a guest script that start a
+# syscall loop (ls /proc) pinned to each of the 2 CPUs, in the
+# background, their pids in $pids.
+vm_guest_busy_loops() {
+	cat <<'GUEST'
+pids=
+for c in 0 1; do
+	taskset -c $c sh -c 'while :; do ls /proc > /dev/null 2>&1; done' &
+	pids="$pids $!"
+done
+GUEST
+}
+
+# vm_guest_stop_tracing: print the lines of a guest script (after
+# t=/sys/kernel/ivring) that stop tracing and print every CPU's per_cpu
+# stats as "GUEST-STATS <cpu> <line>", for vm_guest_stats (lib.awk); they
+# exit 90 or 91 when that fails.
+vm_guest_stop_tracing() {
+	cat <<'GUEST'
+echo 0 > $t/tracing_on || exit 90
+for f in $t/per_cpu/cpu*/stats; do
+	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
+	sed "s/^/GUEST-STATS $c /" $f || exit 91
+done
+GUEST
+}
+
 # vm_run LOG ARGS...: run tools/ivring-vm with the watchdog, --scan-dmesg,
 # the module and ARGS; its console goes to LOG.  Sets vm_rc and vm_secs.
 # A --shm NAME among ARGS is removed at exit.
@@ -349,3 +376,4 @@ END {
 }' -v console="$1" -v stats="$2" "$3" ||
 		{ sed 's/^/# read: /' "$2"; fail "the host did not read every event"; }
 }
+
