@@ -51,6 +51,18 @@ function vm_lost(line,   a) {
 	return 1
 }
 
+# vm_dropped(line): for trace-cmd report's "CPU:N [K EVENTS DROPPED]" set
+# lost_cpu and lost_n and return 1; return 0 for any other line.  A count
+# that the page did not store ("CPU:N [EVENTS DROPPED]") is lost_n = -1.
+function vm_dropped(line,   a) {
+	if (line !~ /^CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$/)
+		return 0
+	split(line, a, /[: ]/)
+	lost_cpu = a[2] + 0
+	lost_n = a[3] ~ /^\[[0-9]+$/ ? substr(a[3], 2) + 0 : -1
+	return 1
+}
+
 # vm_field(line, key): the value of "key=value" in an event line, or "".
 function vm_field(line, key,   m) {
 	if (match(line, "(^| )" key "=[^ ]*")) {

@@ -296,6 +296,21 @@ vm_reader_start() {
 	vm_bg_pids+=("$vm_reader_pid")
 }
 
+# vm_recorder_start SHM FILE ERR [record options]: a host recorder,
+# ivring-read record --follow --quiet -o FILE /dev/shm/SHM, in the
+# background, its messages and summary into ERR.  Like vm_reader_start it
+# waits for the segment and sets vm_reader_pid, so vm_reader_stopped and
+# vm_reader_stop apply; it puts FILE together when it is stopped.
+vm_recorder_start() {
+	local shm=$1 file=$2 err=$3
+
+	shift 3
+	"$read_bin" record --follow --quiet -o "$file" "$@" "/dev/shm/$shm" \
+		>/dev/null 2>"$err" </dev/null &
+	vm_reader_pid=$!
+	vm_bg_pids+=("$vm_reader_pid")
+}
+
 # vm_reader_stopped ERR N [SECS]: wait until the reader has said N times
 # that the guest's writer stopped, which it says only once it has read
 # everything published before the segment was stopped (rmmod).  Returns 1,
@@ -324,10 +339,11 @@ vm_reader_wait_stopped() {
 	vm_reader_stopped "$@" || fail "the host reader did not finish"
 }
 
-# vm_reader_stop: end the reader with SIGTERM, as Ctrl-C would; it then
-# prints its statistics.  Sets vm_reader_rc.
+# vm_reader_stop [SIG]: end the reader (or recorder) with SIG (default
+# TERM), as Ctrl-C would; it then prints its statistics, or puts its
+# trace.dat together.  Sets vm_reader_rc.
 vm_reader_stop() {
-	kill -TERM "$vm_reader_pid" 2>/dev/null
+	kill "-${1:-TERM}" "$vm_reader_pid" 2>/dev/null
 	wait "$vm_reader_pid"
 	# shellcheck disable=SC2034 # for the tests
 	vm_reader_rc=$?
@@ -377,3 +393,83 @@ END {
 		{ sed 's/^/# read: /' "$2"; fail "the host did not read every event"; }
 }
 
+# vm_report DAT OUT: trace-cmd report of DAT into OUT, without plugins
+# (-N): libtraceevent's sched_switch and sched_wakeup plugins print their
+# own layout (and prev_state 0x402 as "W" where 6.1's print fmt says
+# "I"), and ivring-read prints every event through its print fmt.  Fails
+# unless trace-cmd exits 0 and says nothing on stderr.
+vm_report() {
+	local rc
+
+	command -v trace-cmd >/dev/null || fail "no trace-cmd (Debian package trace-cmd)"
+	trace-cmd report -N "$1" >"$2" 2>"$2.err"
+	rc=$?
+	if [ "$rc" != 0 ] || [ -s "$2.err" ]; then
+		sed 's/^/# trace-cmd: /' "$2.err" | head -20
+		fail "trace-cmd report $(basename "$1") exited $rc"
+	fi
+}
+
+# vm_check_same_events IVRING REPORT WHAT: ivring-read's text (IVRING)
+# and trace-cmd report's (REPORT, of vm_report) hold the same events, in
+# the same order on each CPU, and the same losses at the same places:
+# "CPU:N [LOST K EVENTS]" is "CPU:N [K EVENTS DROPPED]".  An event is the
+# same when its pid, CPU, time stamp, name and text (every field through
+# the print fmt) are, whitespace runs aside.  Not its comm: trace-cmd
+# takes a task's comm from the file's cmdlines, the last one the recorder
+# saw for the pid, while ivring-read learns comms as it reads, so a task
+# that execs has its old comm in one and its new one in the other, and a
+# task not yet seen is "<...>" in ivring-read alone.  The order across
+# CPUs is not compared: two events of one time stamp may come in either
+# order.  WHAT names the file in the messages.  Fails the test otherwise.
+vm_check_same_events() {
+	vm_awk '
+function bad(msg) { print "not ok: " what ": " msg; fails++ }
+# The line of an event or a loss, as compared: its CPU in ev_cpu.
+function norm(line,   info) {
+	if (vm_lost(line)) { ev_cpu = lost_cpu; return "LOST " lost_n }
+	if (vm_dropped(line)) { ev_cpu = lost_cpu; return "LOST " lost_n }
+	if (!vm_event(line)) return ""
+	info = ev_info
+	gsub(/[ \t]+/, " ", info)
+	sub(/ $/, "", info)
+	return ev_pid " [" ev_cpu "] " ev_ts_str ": " ev_name ": " info
+}
+BEGIN {
+	while ((getline l < ivring) > 0) {
+		k = norm(l)
+		if (k == "") { if (niv_other++ < 5) bad("not an ivring-read event line: " l); continue }
+		n = ++niv[ev_cpu]; iv[ev_cpu, n] = k; ivl[ev_cpu, n] = l; ivc[ev_cpu, n] = ev_comm
+		cpus[ev_cpu] = 1
+	}
+	close(ivring)
+}
+FNR == 1 && /^cpus=[0-9]+$/ { next }
+{
+	k = norm($0)
+	if (k == "") { if (ntc_other++ < 5) bad("not a trace-cmd event line: " $0); next }
+	c = ev_cpu; cpus[c] = 1
+	n = ++ntc[c]
+	if (k !~ /^LOST /) names[ev_name] = 1
+	if (k != iv[c, n]) {
+		if (ndiff[c]++ < 3)
+			bad("cpu" c " event " n " differs:\n#   ivring-read: " ivl[c, n] "\n#   trace-cmd:   " $0)
+	} else if (k !~ /^LOST / && ev_comm != ivc[c, n]) {
+		ncomm++
+	}
+	if (k ~ /^LOST /) nlost[c] += substr(k, 6)
+}
+END {
+	for (c in cpus) {
+		printf "# %s: cpu%d: %d lines from trace-cmd, %d from ivring-read, %d differ, %d events dropped\n", \
+			what, c, ntc[c], niv[c], ndiff[c], nlost[c]
+		if (ntc[c] != niv[c]) bad("cpu" c ": trace-cmd prints " ntc[c] + 0 " lines, ivring-read " niv[c] + 0)
+		tot += ntc[c]
+	}
+	for (e in names) ntypes++
+	printf "# %s: %d event types; %d events of the same pid have another comm in trace-cmd (its cmdlines are the last comm)\n", \
+		what, ntypes, ncomm
+	if (!tot) bad("no events")
+	exit fails ? 1 : 0
+}' -v ivring="$1" -v what="$3" "$2" || fail "$3: trace-cmd report and ivring-read differ"
+}
