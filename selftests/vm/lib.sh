@@ -70,6 +70,12 @@ vm_require() {
 	fi
 }
 
+# vm_require_trace_cmd: skip unless trace-cmd is here, to read the files
+# that ivring-read record writes (vm_report).
+vm_require_trace_cmd() {
+	command -v trace-cmd >/dev/null || skip "no trace-cmd (Debian package trace-cmd)"
+}
+
 # vm_require_kmod NAME...: skip unless the booted kernel has these modules
 # (for ivring-vm --kmod).  After vm_require.
 vm_require_kmod() {
@@ -339,14 +345,31 @@ vm_reader_wait_stopped() {
 	vm_reader_stopped "$@" || fail "the host reader did not finish"
 }
 
-# vm_reader_stop [SIG]: end the reader (or recorder) with SIG (default
-# TERM), as Ctrl-C would; it then prints its statistics, or puts its
-# trace.dat together.  Sets vm_reader_rc.
+# vm_reader_stop: end the reader with SIGTERM, as Ctrl-C would; it then
+# prints its statistics.  Sets vm_reader_rc.
 vm_reader_stop() {
-	kill "-${1:-TERM}" "$vm_reader_pid" 2>/dev/null
+	vm_reader_kill TERM
+}
+
+# vm_reader_kill SIG: end the reader or recorder with SIG and wait for it;
+# on INT or TERM a recorder puts its trace.dat together.  Sets vm_reader_rc.
+vm_reader_kill() {
+	kill "-$1" "$vm_reader_pid" 2>/dev/null
 	wait "$vm_reader_pid"
 	# shellcheck disable=SC2034 # for the tests
 	vm_reader_rc=$?
+}
+
+# vm_check_no_spools FILE...: fail if a recorder left the spool files of
+# FILE (FILE.cpuN, FILE.tmp) behind: it removes them once FILE is whole.
+vm_check_no_spools() {
+	local p f
+
+	for p in "$@"; do
+		for f in "$p".*; do
+			[ ! -e "$f" ] || fail "a recorder left $f behind"
+		done
+	done
 }
 
 # vm_chan_open: a host-to-guest channel, the guest's second serial port.
@@ -401,7 +424,6 @@ END {
 vm_report() {
 	local rc
 
-	command -v trace-cmd >/dev/null || fail "no trace-cmd (Debian package trace-cmd)"
 	trace-cmd report -N "$1" >"$2" 2>"$2.err"
 	rc=$?
 	if [ "$rc" != 0 ] || [ -s "$2.err" ]; then

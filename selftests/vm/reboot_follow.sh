@@ -45,7 +45,10 @@ shm=ivring-reboot-$$-$RANDOM
 log=$vm_tmp/vm.log
 record=${IVRING_REBOOT_RECORD:-0}
 name=reboot_follow
-[ "$record" = 1 ] && name=record_reboot
+if [ "$record" = 1 ]; then
+	name=record_reboot
+	vm_require_trace_cmd
+fi
 
 cat >"$vm_tmp/guest.sh" <<'GUEST'
 t=/sys/kernel/ivring
@@ -163,7 +166,7 @@ got=$(grep '^ivring-read: ' "$vm_tmp/reader.err" |
 
 if [ "$record" = 1 ]; then
 	[ ! -e "$vm_tmp/rec-2.dat" ] || fail "a third file, rec-2.dat, for two boots"
-	ls "$vm_tmp"/rec*.dat.* 2>/dev/null | grep -q . && fail "spool files left behind"
+	vm_check_no_spools "$vm_tmp/rec.dat" "$vm_tmp/rec-1.dat"
 	vm_report "$vm_tmp/rec.dat" "$vm_tmp/rec.txt"
 	vm_report "$vm_tmp/rec-1.dat" "$vm_tmp/rec-1.txt"
 	vm_awk '

@@ -33,6 +33,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
+vm_require_trace_cmd
 vm_disk
 
 shm=ivring-recagree-$$-$RANDOM
@@ -59,7 +60,7 @@ vm_recorder_start "$shm" "$vm_tmp/live.dat" "$vm_tmp/live.err"
 vm_run_script "$log" "$vm_tmp/console" "$vm_tmp/guest.sh" --shm "$shm" \
 	--shm-size 64M "${vm_disk_args[@]}"
 vm_reader_wait_stopped "$vm_tmp/live.err" 1 60
-vm_reader_stop INT
+vm_reader_kill INT
 [ "$vm_reader_rc" = 0 ] ||
 	{ sed 's/^/# recorder: /' "$vm_tmp/live.err"; fail "the recorder exited with status $vm_reader_rc"; }
 sed 's/^/# recorder: /' "$vm_tmp/live.err"
@@ -68,7 +69,7 @@ grep -v -e '; waiting for the guest$' \
 	-e '^ivring-read: .*/live\.dat: [0-9]* events, [0-9]* pages, [0-9]* lost, [0-9]* bytes$' \
 	"$vm_tmp/live.err" | grep -q . && fail "the recorder said more than it should"
 [ -s "$vm_tmp/live.dat" ] || fail "no live.dat"
-ls "$vm_tmp"/live.dat.* 2>/dev/null | grep -q . && fail "spool files left: $(ls "$vm_tmp"/live.dat.*)"
+vm_check_no_spools "$vm_tmp/live.dat"
 
 # Snapshots of the stopped segment: they consume nothing.
 for v in 7 6; do

@@ -45,6 +45,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
+vm_require_trace_cmd
 
 shm=ivring-recloss-$$-$RANDOM
 log=$vm_tmp/vm.log
@@ -135,7 +136,7 @@ done
 [ "$(cat "$vm_tmp/r2.rc")" = 137 ] || fail "recorder 2 was not killed: status $(cat "$vm_tmp/r2.rc")"
 [ "$(cat "$vm_tmp/r3.rc")" = 0 ] || fail "recorder 3 exited with status $(cat "$vm_tmp/r3.rc") after SIGINT"
 for n in 1 3; do
-	ls "$vm_tmp/r$n.dat".* 2>/dev/null | grep -q . && fail "recorder $n left spool files"
+	vm_check_no_spools "$vm_tmp/r$n.dat"
 	vm_report "$vm_tmp/r$n.dat" "$vm_tmp/r$n.txt"
 done
 [ ! -e "$vm_tmp/r2.dat" ] || fail "recorder 2 was killed, yet there is an r2.dat"
