@@ -38,7 +38,6 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
-vm_require_kmod virtio_pci virtio_blk
 
 shm=ivring-decode-$$-$RANDOM
 log=$vm_tmp/vm.log
@@ -78,9 +77,10 @@ deviations="kmem_cache_alloc:-bytes_alloc,-accounted kmem_cache_free:-name
 	sched_swap_numa:-src_ngid,-dst_ngid
 	workqueue_queue_work:-workqueue,-cpu"
 
-truncate -s 4M "$vm_tmp/disk.img" || fail "cannot create the disk image"
+vm_disk
 
-cat >"$vm_tmp/guest.sh" <<'GUEST'
+{
+cat <<'GUEST'
 t=/sys/kernel/ivring
 insmod /ivring.ko || exit 10
 [ -b /dev/vda ] || { echo "FAIL: no /dev/vda"; exit 11; }
@@ -92,46 +92,16 @@ done
 ip link set lo up || exit 14
 echo 1 > $t/events/enable || exit 15
 [ "$(cat $t/events/enable)" = 1 ] || exit 16
-# Both CPUs busy: syscalls, slab and page allocations, rss, faults.
-for n in 1 2 3; do
-	sh -c 'i=0
-	       while [ $i -lt 150 ]; do
-		       i=$((i + 1))
-		       ls /proc > /dev/null 2>&1
-	       done' &
-done
-# fork, exec (busybox sh execs /proc/self/exe), exit, wait, free.
-for n in 1 2 3 4 5 6 7 8; do
-	sh -c 'exit 0'
-done
-# Affinity changes move this shell (sched_migrate_task).
-taskset -p 1 $$ > /dev/null || exit 17
-taskset -p 2 $$ > /dev/null || exit 18
-taskset -p 3 $$ > /dev/null || exit 19
-# Offlining a CPU parks its kthreads: kthread_park() waits in
-# wait_task_inactive(), the only sched_wait_task a busybox guest makes.
-echo 0 > /sys/devices/system/cpu/cpu1/online || { echo "FAIL: cpu1 offline"; exit 20; }
-echo 1 > /sys/devices/system/cpu/cpu1/online || { echo "FAIL: cpu1 online"; exit 21; }
-[ "$(cat /sys/devices/system/cpu/online)" = 0-1 ] || { echo "FAIL: cpus $(cat /sys/devices/system/cpu/online)"; exit 22; }
-# lo: net_dev_xmit, netif_receive_skb; ping's alarm(): itimer_*.
-ping -c 3 -i 0.2 127.0.0.1 > /dev/null || { echo "FAIL: ping"; exit 23; }
-# Direct I/O on the virtio disk: block_rq_*, its interrupts, BLOCK softirq.
-dd if=/dev/zero of=/dev/vda bs=64k count=16 oflag=direct 2> /dev/null || exit 24
-dd if=/dev/vda of=/dev/null bs=64k count=16 iflag=direct 2> /dev/null || exit 25
-wait
-# Idle: cpu_idle, tick_stop, the tick's hrtimers.
-sleep 2
-echo 0 > $t/tracing_on || exit 26
-for f in $t/per_cpu/cpu*/stats; do
-	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
-	sed "s/^/GUEST-STATS $c /" $f || exit 27
-done
+GUEST
+vm_guest_workload
+vm_guest_stop_tracing
+cat <<'GUEST'
 echo GUEST-DONE
 GUEST
+} >"$vm_tmp/guest.sh"
 
 vm_run_script "$log" "$vm_tmp/console" "$vm_tmp/guest.sh" --shm "$shm" \
-	--shm-size 64M --kmod virtio_pci --kmod virtio_blk \
-	--qemu-arg -drive --qemu-arg "file=$vm_tmp/disk.img,if=virtio,format=raw"
+	--shm-size 64M "${vm_disk_args[@]}"
 
 # Consume mode: the reader accounts for every ticket from 0.
 vm_read_kept "$shm" "$vm_tmp/events" "$vm_tmp/stats" --stats

@@ -51,6 +51,62 @@ function vm_lost(line,   a) {
 	return 1
 }
 
+# vm_dropped(line): for trace-cmd report's "CPU:N [K EVENTS DROPPED]" set
+# lost_cpu and lost_n and return 1; return 0 for any other line.  A count
+# that the page did not store ("CPU:N [EVENTS DROPPED]") is lost_n = -1.
+function vm_dropped(line,   a) {
+	if (line !~ /^CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$/)
+		return 0
+	split(line, a, /[: ]/)
+	lost_cpu = a[2] + 0
+	lost_n = a[3] ~ /^\[[0-9]+$/ ? substr(a[3], 2) + 0 : -1
+	return 1
+}
+
+# vm_page_walk(): for one page of a recorder's spool file (FILE.cpuN of
+# ivring-read record, whole pages in the kernel's ring buffer format), as
+# one line of od -An -v -tu4 -w<page size> (its 32-bit words in $1..$NF):
+# walk its records and set pg_events (the events in it), pg_first_ts and
+# pg_last_ts (ns) and pg_lost: 0 when the page says no events were lost
+# before it, their count when it stored one, -1 when it had no room for
+# the count.  Returns 0 for a page whose records run past its commit.
+function vm_page_walk(   size, flags, off, w, arr, type, delta, ts) {
+	# The commit word: the length, and the missed-events flags in bits
+	# 31 (events lost) and 30 (their count stored after the records).
+	size = $3 % 1073741824
+	flags = int($3 / 1073741824)
+	ts = $1 + $2 * 4294967296
+	pg_events = 0
+	for (off = 0; off < size; ) {
+		w = $(5 + off / 4)
+		arr = $(6 + off / 4)
+		type = w % 32
+		delta = int(w / 32)
+		if (type == 29) {
+			# Padding: with no delta, the rest of the page.
+			if (!delta)
+				break
+			off += arr + 4
+		} else if (type == 30) {
+			ts += arr * 134217728 + delta
+			off += 8
+		} else if (type == 31) {
+			ts = arr * 134217728 + delta
+			off += 8
+		} else {
+			ts += delta
+			if (!pg_events++)
+				pg_first_ts = ts
+			pg_last_ts = ts
+			off += type ? 4 + 4 * type : 8 + int((arr - 1) / 4) * 4
+		}
+	}
+	pg_lost = 0
+	if (flags >= 2)
+		pg_lost = flags % 2 ? $(5 + size / 4) + $(6 + size / 4) * 4294967296 : -1
+	return off <= size
+}
+
 # vm_field(line, key): the value of "key=value" in an event line, or "".
 function vm_field(line, key,   m) {
 	if (match(line, "(^| )" key "=[^ ]*")) {

@@ -70,6 +70,12 @@ vm_require() {
 	fi
 }
 
+# vm_require_trace_cmd: skip unless trace-cmd is here, to read the files
+# that ivring-read record writes (vm_report).
+vm_require_trace_cmd() {
+	command -v trace-cmd >/dev/null || skip "no trace-cmd (Debian package trace-cmd)"
+}
+
 # vm_require_kmod NAME...: skip unless the booted kernel has these modules
 # (for ivring-vm --kmod).  After vm_require.
 vm_require_kmod() {
@@ -118,6 +124,86 @@ vm_cleanup() {
 }
 trap vm_cleanup EXIT
 trap 'exit 1' INT TERM HUP
+
+# vm_disk: a 4M virtio disk for the guest, /dev/vda, as a raw file in
+# vm_tmp; pass "${vm_disk_args[@]}" to vm_run.  Skips unless the booted
+# kernel has its drivers.  After vm_require.
+vm_disk() {
+	vm_require_kmod virtio_pci virtio_blk
+	truncate -s 4M "$vm_tmp/disk.img" || fail "cannot create the disk image"
+	# shellcheck disable=SC2034 # for the tests
+	vm_disk_args=(--kmod virtio_pci --kmod virtio_blk
+		--qemu-arg -drive --qemu-arg "file=$vm_tmp/disk.img,if=virtio,format=raw")
+}
+
+# vm_guest_workload: print the lines of a guest script that make all but
+# a few of ivring's events fire (decode_all.sh lists which): forks, execs
+# and exits, both CPUs busy, taskset moves, CPU 1 off and on line
+# (sched_wait_task: kthread_park), ping over lo (net, NET_RX, itimer:
+# busybox ping paces itself with alarm()), O_DIRECT dd to and from
+# /dev/vda (block, virtio interrupts), a sleep (cpu_idle, tick_stop).  The
+# guest needs lo up and the disk of vm_disk; the lines exit 17 to 25 when
+# a step fails.
+vm_guest_workload() {
+	cat <<'GUEST'
+# Both CPUs busy: syscalls, slab and page allocations, rss, faults.
+for n in 1 2 3; do
+	sh -c 'i=0
+	       while [ $i -lt 150 ]; do
+		       i=$((i + 1))
+		       ls /proc > /dev/null 2>&1
+	       done' &
+done
+# fork, exec (busybox sh execs /proc/self/exe), exit, wait, free.
+for n in 1 2 3 4 5 6 7 8; do
+	sh -c 'exit 0'
+done
+# Affinity changes move this shell (sched_migrate_task).
+taskset -p 1 $$ > /dev/null || exit 17
+taskset -p 2 $$ > /dev/null || exit 18
+taskset -p 3 $$ > /dev/null || exit 19
+# Offlining a CPU parks its kthreads: kthread_park() waits in
+# wait_task_inactive(), the only sched_wait_task a busybox guest makes.
+echo 0 > /sys/devices/system/cpu/cpu1/online || { echo "FAIL: cpu1 offline"; exit 20; }
+echo 1 > /sys/devices/system/cpu/cpu1/online || { echo "FAIL: cpu1 online"; exit 21; }
+[ "$(cat /sys/devices/system/cpu/online)" = 0-1 ] || { echo "FAIL: cpus $(cat /sys/devices/system/cpu/online)"; exit 22; }
+# lo: net_dev_xmit, netif_receive_skb; ping's alarm(): itimer_*.
+ping -c 3 -i 0.2 127.0.0.1 > /dev/null || { echo "FAIL: ping"; exit 23; }
+# Direct I/O on the virtio disk: block_rq_*, its interrupts, BLOCK softirq.
+dd if=/dev/zero of=/dev/vda bs=64k count=16 oflag=direct 2> /dev/null || exit 24
+dd if=/dev/vda of=/dev/null bs=64k count=16 iflag=direct 2> /dev/null || exit 25
+wait
+# Idle: cpu_idle, tick_stop, the tick's hrtimers.
+sleep 2
+GUEST
+}
+
+# vm_guest_busy_loops: print the lines of a guest script that start a
+# syscall loop (ls /proc) pinned to each of the 2 CPUs, in the
+# background, their pids in $pids.
+vm_guest_busy_loops() {
+	cat <<'GUEST'
+pids=
+for c in 0 1; do
+	taskset -c $c sh -c 'while :; do ls /proc > /dev/null 2>&1; done' &
+	pids="$pids $!"
+done
+GUEST
+}
+
+# vm_guest_stop_tracing: print the lines of a guest script (after
+# t=/sys/kernel/ivring) that stop tracing and print every CPU's per_cpu
+# stats as "GUEST-STATS <cpu> <line>", for vm_guest_stats (lib.awk); they
+# exit 90 or 91 when that fails.
+vm_guest_stop_tracing() {
+	cat <<'GUEST'
+echo 0 > $t/tracing_on || exit 90
+for f in $t/per_cpu/cpu*/stats; do
+	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
+	sed "s/^/GUEST-STATS $c /" $f || exit 91
+done
+GUEST
+}
 
 # vm_run LOG ARGS...: run tools/ivring-vm with the watchdog, --scan-dmesg,
 # the module and ARGS; its console goes to LOG.  Sets vm_rc and vm_secs.
@@ -216,6 +302,21 @@ vm_reader_start() {
 	vm_bg_pids+=("$vm_reader_pid")
 }
 
+# vm_recorder_start SHM FILE ERR [record options]: a host recorder,
+# ivring-read record --follow --quiet -o FILE /dev/shm/SHM, in the
+# background, its messages and summary into ERR.  Like vm_reader_start it
+# waits for the segment and sets vm_reader_pid, so vm_reader_stopped and
+# vm_reader_stop apply; it puts FILE together when it is stopped.
+vm_recorder_start() {
+	local shm=$1 file=$2 err=$3
+
+	shift 3
+	"$read_bin" record --follow --quiet -o "$file" "$@" "/dev/shm/$shm" \
+		>/dev/null 2>"$err" </dev/null &
+	vm_reader_pid=$!
+	vm_bg_pids+=("$vm_reader_pid")
+}
+
 # vm_reader_stopped ERR N [SECS]: wait until the reader has said N times
 # that the guest's writer stopped, which it says only once it has read
 # everything published before the segment was stopped (rmmod).  Returns 1,
@@ -247,10 +348,28 @@ vm_reader_wait_stopped() {
 # vm_reader_stop: end the reader with SIGTERM, as Ctrl-C would; it then
 # prints its statistics.  Sets vm_reader_rc.
 vm_reader_stop() {
-	kill -TERM "$vm_reader_pid" 2>/dev/null
+	vm_reader_kill TERM
+}
+
+# vm_reader_kill SIG: end the reader or recorder with SIG and wait for it;
+# on INT or TERM a recorder puts its trace.dat together.  Sets vm_reader_rc.
+vm_reader_kill() {
+	kill "-$1" "$vm_reader_pid" 2>/dev/null
 	wait "$vm_reader_pid"
 	# shellcheck disable=SC2034 # for the tests
 	vm_reader_rc=$?
+}
+
+# vm_check_no_spools FILE...: fail if a recorder left the spool files of
+# FILE (FILE.cpuN, FILE.tmp) behind: it removes them once FILE is whole.
+vm_check_no_spools() {
+	local p f
+
+	for p in "$@"; do
+		for f in "$p".*; do
+			[ ! -e "$f" ] || fail "a recorder left $f behind"
+		done
+	done
 }
 
 # vm_chan_open: a host-to-guest channel, the guest's second serial port.
@@ -295,4 +414,84 @@ END {
 	exit fails ? 1 : 0
 }' -v console="$1" -v stats="$2" "$3" ||
 		{ sed 's/^/# read: /' "$2"; fail "the host did not read every event"; }
+}
+
+# vm_report DAT OUT: trace-cmd report of DAT into OUT, without plugins
+# (-N): libtraceevent's sched_switch and sched_wakeup plugins print their
+# own layout (and prev_state 0x402 as "W" where 6.1's print fmt says
+# "I"), and ivring-read prints every event through its print fmt.  Fails
+# unless trace-cmd exits 0 and says nothing on stderr.
+vm_report() {
+	local rc
+
+	trace-cmd report -N "$1" >"$2" 2>"$2.err"
+	rc=$?
+	if [ "$rc" != 0 ] || [ -s "$2.err" ]; then
+		sed 's/^/# trace-cmd: /' "$2.err" | head -20
+		fail "trace-cmd report $(basename "$1") exited $rc"
+	fi
+}
+
+# vm_check_same_events IVRING REPORT WHAT: ivring-read's text (IVRING)
+# and trace-cmd report's (REPORT, of vm_report) hold the same events, in
+# the same order on each CPU, and the same losses at the same places:
+# "CPU:N [LOST K EVENTS]" is "CPU:N [K EVENTS DROPPED]".  An event is the
+# same when its pid, CPU, time stamp, name and text (every field through
+# the print fmt) are, whitespace runs aside.  Not its comm: trace-cmd
+# takes a task's comm from the file's cmdlines, the last one the recorder
+# saw for the pid, while ivring-read learns comms as it reads, so a task
+# that execs has its old comm in one and its new one in the other, and a
+# task not yet seen is "<...>" in ivring-read alone.  The order across
+# CPUs is not compared: two events of one time stamp may come in either
+# order.  WHAT names the file in the messages.  Fails the test otherwise.
+vm_check_same_events() {
+	vm_awk '
+function bad(msg) { print "not ok: " what ": " msg; fails++ }
+# The line of an event or a loss, as compared: its CPU in ev_cpu.
+function norm(line,   info) {
+	if (vm_lost(line)) { ev_cpu = lost_cpu; return "LOST " lost_n }
+	if (vm_dropped(line)) { ev_cpu = lost_cpu; return "LOST " lost_n }
+	if (!vm_event(line)) return ""
+	info = ev_info
+	gsub(/[ \t]+/, " ", info)
+	sub(/ $/, "", info)
+	return ev_pid " [" ev_cpu "] " ev_ts_str ": " ev_name ": " info
+}
+BEGIN {
+	while ((getline l < ivring) > 0) {
+		k = norm(l)
+		if (k == "") { if (niv_other++ < 5) bad("not an ivring-read event line: " l); continue }
+		n = ++niv[ev_cpu]; iv[ev_cpu, n] = k; ivl[ev_cpu, n] = l; ivc[ev_cpu, n] = ev_comm
+		cpus[ev_cpu] = 1
+	}
+	close(ivring)
+}
+FNR == 1 && /^cpus=[0-9]+$/ { next }
+{
+	k = norm($0)
+	if (k == "") { if (ntc_other++ < 5) bad("not a trace-cmd event line: " $0); next }
+	c = ev_cpu; cpus[c] = 1
+	n = ++ntc[c]
+	if (k !~ /^LOST /) names[ev_name] = 1
+	if (k != iv[c, n]) {
+		if (ndiff[c]++ < 3)
+			bad("cpu" c " event " n " differs:\n#   ivring-read: " ivl[c, n] "\n#   trace-cmd:   " $0)
+	} else if (k !~ /^LOST / && ev_comm != ivc[c, n]) {
+		ncomm++
+	}
+	if (k ~ /^LOST /) nlost[c] += substr(k, 6)
+}
+END {
+	for (c in cpus) {
+		printf "# %s: cpu%d: %d lines from trace-cmd, %d from ivring-read, %d differ, %d events dropped\n", \
+			what, c, ntc[c], niv[c], ndiff[c], nlost[c]
+		if (ntc[c] != niv[c]) bad("cpu" c ": trace-cmd prints " ntc[c] + 0 " lines, ivring-read " niv[c] + 0)
+		tot += ntc[c]
+	}
+	for (e in names) ntypes++
+	printf "# %s: %d event types; %d events of the same pid have another comm in trace-cmd (its cmdlines are the last comm)\n", \
+		what, ntypes, ncomm
+	if (!tot) bad("no events")
+	exit fails ? 1 : 0
+}' -v ivring="$1" -v what="$3" "$2" || fail "$3: trace-cmd report and ivring-read differ"
 }

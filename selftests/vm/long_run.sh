@@ -42,7 +42,6 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
-vm_require_kmod virtio_pci virtio_blk
 
 shm=ivring-long-$$-$RANDOM
 log=$vm_tmp/vm.log
@@ -52,9 +51,11 @@ case $mode in discard | overwrite) ;; *) fail "IVRING_LONG_RUN_MODE=$mode" ;; es
 min_wraps=10
 min_nested=50
 
-truncate -s 4M "$vm_tmp/disk.img" || fail "cannot create the disk image"
+vm_disk
 
-{ echo "secs=$secs mode=$mode"; cat <<'GUEST'; } >"$vm_tmp/guest.sh"
+{
+echo "secs=$secs mode=$mode"
+cat <<'GUEST'
 t=/sys/kernel/ivring
 insmod /ivring.ko mode=$mode || exit 10
 cat $t/per_cpu/cpu0/stats > /dev/null || { echo "FAIL: no device bound"; exit 11; }
@@ -62,11 +63,9 @@ cat $t/per_cpu/cpu0/stats > /dev/null || { echo "FAIL: no device bound"; exit 11
 [ -b /dev/vda ] || { echo "FAIL: no /dev/vda"; exit 13; }
 ip link set lo up || exit 14
 echo 1 > $t/events/enable || exit 15
-pids=
-for c in 0 1; do
-	taskset -c $c sh -c 'while :; do ls /proc > /dev/null 2>&1; done' &
-	pids="$pids $!"
-done
+GUEST
+vm_guest_busy_loops
+cat <<'GUEST'
 sh -c 'while :; do
 	dd if=/dev/vda of=/dev/null bs=4k count=64 iflag=direct 2> /dev/null
 done' &
@@ -76,15 +75,14 @@ pids="$pids $!"
 sleep $secs
 kill $pids
 wait
-echo 0 > $t/tracing_on || exit 16
-for f in $t/per_cpu/cpu*/stats; do
-	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
-	sed "s/^/GUEST-STATS $c /" $f || exit 17
-done
+GUEST
+vm_guest_stop_tracing
+cat <<'GUEST'
 # The segment is marked stopped: the reader reads to its end and says so.
 rmmod ivring || { echo "FAIL: rmmod"; exit 18; }
 echo GUEST-DONE
 GUEST
+} >"$vm_tmp/guest.sh"
 
 # check_events: the checks, on the reader's events as they come, and at
 # their end on the guest's console and the reader's statistics.
@@ -191,8 +189,7 @@ check_events &
 checks_pid=$!
 vm_bg_pids+=("$checks_pid")
 vm_run "$log" --shm "$shm" --shm-size 512K --script "$vm_tmp/guest.sh" \
-	--kmod virtio_pci --kmod virtio_blk \
-	--qemu-arg -drive --qemu-arg "file=$vm_tmp/disk.img,if=virtio,format=raw"
+	"${vm_disk_args[@]}"
 vm_check_rc "$log"
 tr -d '\r' <"$log" >"$vm_tmp/console"
 grep -q '^GUEST-DONE' "$vm_tmp/console" || fail "the guest did not finish its script"

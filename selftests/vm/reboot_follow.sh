@@ -26,6 +26,15 @@
 # per CPU, the event lines read equal boot 1's final entries plus boot 2's,
 # and nothing was dropped or lost in either; boot 2's entries as the host
 # counts them are the guest's; both loops were switched in.
+#
+# With IVRING_REBOOT_RECORD=1 (record_reboot.sh) the host runs ivring-read
+# record --follow -o rec.dat instead, which puts each generation into its
+# own file: it says it records boot 2 into rec-1.dat where the reader says
+# it follows the new generation, and trace-cmd report (vm_report) reads
+# both files, which hold per CPU boot 1's final entries and boot 2's, each
+# loop in its own boot's file only.  The checks above then run on the two
+# files' events, with boot 2's host counters from ivring-read --peek
+# --stats of the stopped segment.
 # Exit: 0 pass, 1 fail, 4 skip (kselftest).
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -34,6 +43,12 @@ vm_require read
 
 shm=ivring-reboot-$$-$RANDOM
 log=$vm_tmp/vm.log
+record=${IVRING_REBOOT_RECORD:-0}
+name=reboot_follow
+if [ "$record" = 1 ]; then
+	name=record_reboot
+	vm_require_trace_cmd
+fi
 
 cat >"$vm_tmp/guest.sh" <<'GUEST'
 t=/sys/kernel/ivring
@@ -102,11 +117,23 @@ handshake() {
 }
 
 vm_chan_open
-vm_reader_start "$shm" "$vm_tmp/events" "$vm_tmp/reader.err"
+if [ "$record" = 1 ]; then
+	vm_recorder_start "$shm" "$vm_tmp/rec.dat" "$vm_tmp/reader.err"
+else
+	vm_reader_start "$shm" "$vm_tmp/events" "$vm_tmp/reader.err"
+fi
 handshake &
 vm_bg_pids+=("$!")
 vm_run_script "$log" "$vm_tmp/console" "$vm_tmp/guest.sh" --shm "$shm" \
 	--reboot "${vm_chan_args[@]}"
+stats=$vm_tmp/reader.err
+if [ "$record" = 1 ]; then
+	# A recorder prints no statistics: boot 2's, as the host counts
+	# them, come from a snapshot of the stopped segment.
+	"$read_bin" --peek --stats "/dev/shm/$shm" >/dev/null 2>"$vm_tmp/gen2.stats" ||
+		fail "ivring-read --peek --stats of boot 2's segment failed"
+	stats=$vm_tmp/gen2.stats
+fi
 rm -f "/dev/shm/$shm"
 vm_check_left "$shm"
 vm_reader_wait_stopped "$vm_tmp/reader.err" 2 60
@@ -125,13 +152,48 @@ grep -q 'segment generation .* stopped (shutdown)$' "$vm_tmp/console" ||
 echo "# generations ${gens[0]} -> ${gens[1]}"
 
 stopped="ivring-read: the guest's writer stopped; waiting for a new generation (Ctrl-C to quit)"
-want=$(printf '%s\n' "$stopped" \
-	"ivring-read: segment re-formatted (generation ${gens[0]} -> ${gens[1]}), following the new generation" \
-	"$stopped")
-# Its messages, but for the wait at the start and the summary at the end.
+if [ "$record" = 1 ]; then
+	new="ivring-read: the guest re-formatted the segment; recording into $vm_tmp/rec-1.dat"
+else
+	new="ivring-read: segment re-formatted (generation ${gens[0]} -> ${gens[1]}), following the new generation"
+fi
+want=$(printf '%s\n' "$stopped" "$new" "$stopped")
+# Its messages, but for the wait at the start and the summaries.
 got=$(grep '^ivring-read: ' "$vm_tmp/reader.err" |
-	grep -v -e '; waiting for the guest$' -e '^ivring-read: [0-9]* events read, ')
+	grep -v -e '; waiting for the guest$' -e '^ivring-read: [0-9]* events read, ' \
+		-e '^ivring-read: .*\.dat: [0-9]* events, [0-9]* pages, [0-9]* lost, [0-9]* bytes$')
 [ "$got" = "$want" ] || { echo "$got" | sed 's/^/# reader said: /'; fail "the reader did not see stop, new generation, stop"; }
+
+if [ "$record" = 1 ]; then
+	[ ! -e "$vm_tmp/rec-2.dat" ] || fail "a third file, rec-2.dat, for two boots"
+	vm_check_no_spools "$vm_tmp/rec.dat" "$vm_tmp/rec-1.dat"
+	vm_report "$vm_tmp/rec.dat" "$vm_tmp/rec.txt"
+	vm_report "$vm_tmp/rec-1.dat" "$vm_tmp/rec-1.txt"
+	vm_awk '
+function bad(msg) { print "not ok: " msg; fails++ }
+BEGIN { vm_host_stats(gen1); ngcpu = vm_guest_stats(console) }
+FNR == 1 { f++ }
+FNR == 1 && /^cpus=[0-9]+$/ { next }
+vm_event($0) {
+	n[f, ev_cpu]++
+	if (vm_field($0, "prev_comm") == "wl-boot" 3 - f || vm_field($0, "next_comm") == "wl-boot" 3 - f)
+		if (nwrong++ < 5) bad("boot " 3 - f " in the file of boot " f ": " $0)
+	next
+}
+{ if (nother++ < 5) bad("not an event line: " $0) }
+END {
+	for (c in gcpu) {
+		printf "# cpu%d: rec.dat %d events, boot 1 entries %s; rec-1.dat %d events, boot 2 entries %s\n", \
+			c, n[1, c], hstat[c, "entries"], n[2, c], gstat[c, "entries"]
+		if (n[1, c] != hstat[c, "entries"] || n[2, c] != gstat[c, "entries"])
+			bad("cpu" c ": a file does not hold the events of its boot")
+	}
+	if (f != 2) bad("expected 2 reports, got " f)
+	exit fails ? 1 : 0
+}' -v console="$vm_tmp/console" -v gen1="$vm_tmp/gen1.stats" "$vm_tmp/rec.txt" "$vm_tmp/rec-1.txt" ||
+		fail "the files do not hold one boot each"
+	grep -hv '^cpus=[0-9]*$' "$vm_tmp/rec.txt" "$vm_tmp/rec-1.txt" >"$vm_tmp/events"
+fi
 
 vm_awk '
 function bad(msg) { print "not ok: " msg; fails++ }
@@ -170,8 +232,8 @@ END {
 	printf "# wl-boot1 in %d sched_switch events, wl-boot2 in %d\n", wl[1], wl[2]
 	if (!wl[1] || !wl[2]) bad("a loop was never switched")
 	exit fails ? 1 : 0
-}' -v console="$vm_tmp/console" -v stats="$vm_tmp/reader.err" -v gen1="$vm_tmp/gen1.stats" "$vm_tmp/events" ||
+}' -v console="$vm_tmp/console" -v stats="$stats" -v gen1="$vm_tmp/gen1.stats" "$vm_tmp/events" ||
 	{ echo "# reader:"; sed 's/^/#   /' "$vm_tmp/reader.err"; echo "# boot 1:"; sed 's/^/#   /' "$vm_tmp/gen1.stats"; exit 1; }
 
-echo "ok reboot_follow (guest run ${vm_secs}s)"
+echo "ok $name (guest run ${vm_secs}s)"
 exit 0
