@@ -316,7 +316,9 @@ check-matrix: FORCE
 check-build: all variants module module-test modules-all
 	@:
 
-bench: $(plain_BENCHES)
+# The benchmarks that time ivring-gen, ivring-read, cp and trace-cmd find
+# the tools in build/tools (IVRING_TOOLS overrides).
+bench: $(plain_BENCHES) tools
 	$(Q)set -e; \
 	if [ -z '$(plain_BENCHES)' ]; then echo 'no selftests/bench_*.c'; fi; \
 	for b in $(plain_BENCHES); do \

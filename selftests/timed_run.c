@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * Timing another program: wait4() gives the child's own CPU time, which
+ * getrusage(RUSAGE_CHILDREN) would give summed over every child so far.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "timed_run.h"
+#include "bench_util.h"
+
+static double tv_secs(const struct timeval *tv)
+{
+	return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
+int bench_run(char *const argv[], const char *out, struct bench_time *t)
+{
+	struct rusage ru;
+	u64 t0, t1;
+	pid_t pid;
+	int status;
+
+	t0 = now_ns();
+	pid = fork();
+	if (pid < 0) {
+		perror("bench: fork");
+		return -1;
+	}
+	if (!pid) {
+		if (out) {
+			int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+				_exit(126);
+			close(fd);
+		}
+		execvp(argv[0], argv);
+		fprintf(stderr, "bench: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (wait4(pid, &status, 0, &ru) < 0) {
+		if (errno != EINTR) {
+			perror("bench: wait4");
+			return -1;
+		}
+	}
+	t1 = now_ns();
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "bench: %s failed (status 0x%x)\n", argv[0],
+			status);
+		return -1;
+	}
+	t->wall = (t1 - t0) / 1e9;
+	t->cpu = tv_secs(&ru.ru_utime) + tv_secs(&ru.ru_stime);
+	return 0;
+}
+
+double bench_median(double *v, int n)
+{
+	if (n < 1)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* build/plain/selftests/bench_x -> build/tools */
+const char *bench_tools_dir(const char *argv0)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("IVRING_TOOLS");
+	char *p;
+	int i;
+
+	if (env && *env)
+		return env;
+	if (!realpath(argv0, dir))
+		snprintf(dir, sizeof(dir), "%s", argv0);
+	for (i = 0; i < 3; i++) {
+		p = strrchr(dir, '/');
+		if (!p)
+			return "build/tools";
+		*p = '\0';
+	}
+	strncat(dir, "/tools", sizeof(dir) - strlen(dir) - 1);
+	return dir;
+}

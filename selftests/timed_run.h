@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * What the benchmarks that time other programs share: run one with its
+ * output redirected, and take its wall and CPU time, so that a tool of
+ * ours and a peer (cp, trace-cmd) are timed the same way.
+ */
+#ifndef IVRING_TIMED_RUN_H
+#define IVRING_TIMED_RUN_H
+
+#include <stdint.h>
+
+struct bench_time {
+	double wall;		/* seconds */
+	double cpu;		/* user + system seconds of the child(ren) */
+};
+
+/*
+ * Run @argv (a NULL-terminated list; argv[0] looked up in PATH) with its
+ * stdout on @out (NULL: inherited).  Returns 0 with *t filled when it
+ * exited with status 0, else -1, having said why on stderr.
+ */
+int bench_run(char *const argv[], const char *out, struct bench_time *t);
+
+/* The median of @n values; sorts @v. */
+double bench_median(double *v, int n);
+
+/* A directory of build/, found from this program's path (@argv0). */
+const char *bench_tools_dir(const char *argv0);
+
+/* A tmpfs directory for outputs, so that no disk is measured. */
+#define BENCH_TMPFS	"/dev/shm"
+
+#endif /* IVRING_TIMED_RUN_H */
