@@ -37,15 +37,16 @@ int bench_run(char *const argv[], const char *out, struct bench_time *t)
 		return -1;
 	}
 	if (!pid) {
-		if (out) {
-			int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644) :
+			       STDOUT_FILENO;
+		int null = open("/dev/null", O_WRONLY);
+		int err = dup(STDERR_FILENO);
 
-			if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
-				_exit(126);
-			close(fd);
-		}
+		if (fd < 0 || null < 0 || err < 0 ||
+		    dup2(fd, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0)
+			_exit(126);
 		execvp(argv[0], argv);
-		fprintf(stderr, "bench: %s: %s\n", argv[0], strerror(errno));
+		dprintf(err, "bench: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	while (wait4(pid, &status, 0, &ru) < 0) {
@@ -56,8 +57,8 @@ int bench_run(char *const argv[], const char *out, struct bench_time *t)
 	}
 	t1 = now_ns();
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "bench: %s failed (status 0x%x)\n", argv[0],
-			status);
+		fprintf(stderr, "bench: %s %s failed (status 0x%x)\n", argv[0],
+			argv[1] ? argv[1] : "", status);
 		return -1;
 	}
 	t->wall = (t1 - t0) / 1e9;

@@ -17,8 +17,10 @@ struct bench_time {
 
 /*
  * Run @argv (a NULL-terminated list; argv[0] looked up in PATH) with its
- * stdout on @out (NULL: inherited).  Returns 0 with *t filled when it
- * exited with status 0, else -1, having said why on stderr.
+ * stdout on @out (NULL: inherited) and its stderr on /dev/null, so that
+ * the tools' summaries do not fill the benchmark's report.  Returns 0
+ * with *t filled when it exited with status 0, else -1, having said why
+ * on stderr (rerun the command to see the program's own message).
  */
 int bench_run(char *const argv[], const char *out, struct bench_time *t);
 
