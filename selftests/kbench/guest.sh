@@ -10,9 +10,8 @@
 #   2. guest-syscall with raw_syscalls:sys_enter off, in ftrace, in ivring
 #   3. guest-workload with sched, timer and kmem off, in ftrace, in ivring
 # Parts 2 and 3 run their three modes in rounds, in a rotating order.
+# run.sh puts guest_lib.sh in front of it too.
 set -u
-t=/sys/kernel/ivring
-f=/sys/kernel/tracing
 cs=/sys/devices/system/clocksource/clocksource0/current_clocksource
 
 # tsc=reliable still boots on tsc-early and switches to tsc after the TSC
@@ -34,20 +33,8 @@ rmmod ivring_kbench || exit 11
 
 # Overwrite mode: nothing reads the segment during the run, and in discard
 # mode ivring would drop (cheaply) once full while ftrace, which
-# overwrites, kept writing.
-insmod /ivring.ko mode=overwrite || exit 12
-# shellcheck disable=SC2046 # two numbers, split on purpose
-set -- $(dmesg | sed -n 's/.* x \([0-9]*\) sub-buffers of \([0-9]*\) bytes, overwrite mode.*/\1 \2/p' | tail -n 1)
-[ $# = 2 ] || { echo "cannot find ivring's geometry in dmesg"; exit 13; }
-# ftrace gets as many bytes per CPU as ivring: both overwrite alike.
-ring_kb=$(($1 * $2 / 1024))
-echo 0 > $f/tracing_on
-echo "$ring_kb" > $f/buffer_size_kb || exit 14
-echo 1 > $f/options/overwrite || exit 15
-echo > $f/set_event
-echo > $f/trace
-echo 1 > $f/tracing_on
-echo "KB-RINGS ivring_kb=$ring_kb ftrace_kb=$(cat $f/buffer_size_kb) trace_clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $f/trace_clock)"
+# overwrites, kept writing.  Both overwrite alike.
+rings_setup overwrite
 
 # sum_stats DIR PREFIX...: the numbers after PREFIX in every CPU's stats.
 sum_stats() {
@@ -64,29 +51,6 @@ sum_stats() {
 		done < "$s"
 	done
 	echo $n
-}
-
-events_on() {
-	case $1 in
-	ftrace) echo "$2" > $f/set_event ;;
-	ivring) echo "$2" > $t/set_event ;;
-	esac
-}
-
-# A write of only blanks disables every event in both.
-events_off() {
-	case $1 in
-	ftrace) echo > $f/set_event ;;
-	ivring) echo > $t/set_event ;;
-	esac
-}
-
-order() {
-	case $(($1 % 3)) in
-	0) echo none ftrace ivring ;;
-	1) echo ftrace ivring none ;;
-	*) echo ivring none ftrace ;;
-	esac
 }
 
 # rounds TAG EVENTS COMMAND...: run COMMAND pinned, once per mode and

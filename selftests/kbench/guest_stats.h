@@ -33,11 +33,10 @@ static long long stats_field(const char *buf, const char *key)
 }
 
 /*
- * Events in the ring under @root: ivring's "entries" count every event
- * committed, ftrace's only those still held, so @add_overrun adds what
- * ftrace overwrote.  A ring that is absent counts 0.
+ * The sum over every CPU of the number after @key in the stats of the ring
+ * under @root (0 for a ring that is absent).
  */
-static long long ring_events(const char *root, int add_overrun)
+static long long ring_sum(const char *root, const char *key)
 {
 	char path[128], buf[1024];
 	long long n = 0;
@@ -55,18 +54,27 @@ static long long ring_events(const char *root, int add_overrun)
 		if (len <= 0)
 			continue;
 		buf[len] = '\0';
-		n += stats_field(buf, "entries: ");
-		if (add_overrun)
-			n += stats_field(buf, "overrun: ");
+		n += stats_field(buf, key);
 	}
 	return n;
+}
+
+/*
+ * Events in the ring under @root: ivring's "entries" count every event
+ * committed, ftrace's only those still held, so @add_overrun adds what
+ * ftrace overwrote.
+ */
+static long long ring_events(const char *root, int add_overrun)
+{
+	return ring_sum(root, "entries: ") +
+	       (add_overrun ? ring_sum(root, "overrun: ") : 0);
 }
 
 struct ring_counts {
 	long long ivring, ftrace;
 };
 
-static void ring_counts(struct ring_counts *c)
+static inline void ring_counts(struct ring_counts *c)
 {
 	c->ivring = ring_events(IVRING_SYSFS, 0);
 	c->ftrace = ring_events(FTRACE_TRACEFS, 1);

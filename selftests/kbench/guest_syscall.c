@@ -20,14 +20,7 @@
 #include <unistd.h>
 
 #include "guest_stats.h"
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "guest_util.h"
 
 int main(int argc, char **argv)
 {

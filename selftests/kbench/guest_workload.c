@@ -28,25 +28,12 @@
 #include <unistd.h>
 
 #include "guest_stats.h"
+#include "guest_util.h"
 
 #define PAGES		16
 #define PAGE		4096
 #define TOUCH_EVERY	16
 #define FORK_EVERY	64
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static void recv_byte(int fd)
 {

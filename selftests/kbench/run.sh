@@ -69,19 +69,13 @@ timeout=1200
 keep_log=
 raw=0
 
-die() {
-	echo "$prog: $*" >&2
-	exit 1
-}
-
-number() {
-	[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1: '$2' is not a positive number"
-}
+# shellcheck source=selftests/kbench/host_lib.sh
+. "$here/host_lib.sh"
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--raw) raw=1; shift; continue ;;
-	-h | --help) sed -n '/^# Usage:/,/^$/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) usage "$0"; exit 0 ;;
 	esac
 	[ $# -ge 2 ] || die "$1 needs an argument (see --help)"
 	case $1 in
@@ -164,7 +158,7 @@ cpu=$((smp - 1))
 	echo "KB_MASK=$(printf '%x' $((1 << cpu)))"
 	echo "KB_KROUNDS=$krounds KB_BATCH=$batch KB_SIZES=$sizes KB_RING_KB=1024 KB_VERBOSE=$raw"
 	echo "KB_ROUNDS=$rounds KB_SYS_ITERS=$syscalls KB_WORK_ITERS=$work"
-	cat "$here/guest.sh"
+	cat "$here/guest_lib.sh" "$here/guest.sh"
 } >"$tmp/guest.sh"
 
 echo "$prog: one TCG guest ($smp vCPUs, clocksource $clock, benchmarks on cpu$cpu); about a minute"
@@ -188,6 +182,6 @@ fi
 sed -n 's/.*boot to power-off took/guest run: boot to power-off took/p' "$tmp/vm.out"
 [ "$raw" = 1 ] && grep -E '^KB-|ivring_kbench: ' "$tmp/console"
 echo
-awk -f "$here/summary.awk" "$tmp/console"
+awk -f "$here/median.awk" -f "$here/summary.awk" "$tmp/console"
 exit
 }

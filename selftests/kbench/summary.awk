@@ -4,29 +4,7 @@
 # The summary of selftests/kbench/run.sh, from the guest's console log
 # (CRs removed): the "ivring_kbench:" lines of the kernel module and the
 # KB-* lines of guest.sh.  Medians of the rounds; ratios against the peer
-# measured in the same guest run.  (mawk: no asort, so a sort of its own.)
-
-function sorted_median(a, n,    i, j, t) {
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	if (!n)
-		return 0
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-
-# The median of v[mode, 1..rounds], and its quartiles in lo and hi: the
-# spread without the outliers that a busy host makes.
-function med(v, m,    a, r, n, y) {
-	n = 0
-	for (r = 1; r <= rounds; r++)
-		if ((m, r) in v)
-			a[++n] = v[m, r]
-	y = sorted_median(a, n)
-	lo = a[int(n / 4) + 1]; hi = a[int(3 * n / 4) + 1]
-	return y
-}
+# measured in the same guest run.  Run with median.awk before it.
 
 # key=value words of a line into kv[].
 function keys(    i, p) {

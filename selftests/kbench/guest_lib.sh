@@ -1,0 +1,52 @@
+# shellcheck shell=sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# SPDX-FileCopyrightText: 2026 The ivring authors
+#
+# What the guest sides of run.sh and record.sh share (busybox sh): the two
+# rings' control files and set-up, and the modes that their rounds rotate
+# through.
+t=/sys/kernel/ivring
+f=/sys/kernel/tracing
+
+events_on() {
+	case $1 in
+	ftrace) echo "$2" > $f/set_event ;;
+	ivring) echo "$2" > $t/set_event ;;
+	esac
+}
+
+# A write of only blanks disables every event in both.
+events_off() {
+	case $1 in
+	ftrace) echo > $f/set_event ;;
+	ivring) echo > $t/set_event ;;
+	esac
+}
+
+# The modes of round $1: each comes first, second and third in turn.
+order() {
+	case $(($1 % 3)) in
+	0) echo none ftrace ivring ;;
+	1) echo ftrace ivring none ;;
+	*) echo ivring none ftrace ;;
+	esac
+}
+
+# rings_setup MODE: load ivring.ko in MODE (overwrite or discard) and give
+# ftrace as many bytes per CPU as ivring's ring, in overwrite mode, with no
+# event on; print them in a KB-RINGS line.
+rings_setup() {
+	mode=$1
+	insmod /ivring.ko mode="$mode" || exit 12
+	# shellcheck disable=SC2046 # two numbers, split on purpose
+	set -- $(dmesg | sed -n "s/.* x \([0-9]*\) sub-buffers of \([0-9]*\) bytes, $mode mode.*/\1 \2/p" | tail -n 1)
+	[ $# = 2 ] || { echo "cannot find ivring's geometry in dmesg"; exit 13; }
+	ring_kb=$(($1 * $2 / 1024))
+	echo 0 > $f/tracing_on
+	echo "$ring_kb" > $f/buffer_size_kb || exit 14
+	echo 1 > $f/options/overwrite || exit 15
+	echo > $f/set_event
+	echo > $f/trace
+	echo 1 > $f/tracing_on
+	echo "KB-RINGS ivring_kb=$ring_kb ftrace_kb=$(cat $f/buffer_size_kb) trace_clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $f/trace_clock)"
+}
