@@ -10,6 +10,8 @@
 #                     (TESTS='pattern ...' runs only the matching tests)
 #   make bench        build and run selftests/bench_*.c
 #   make bench-guest  ivring.ko against the guest's ftrace, in a test guest
+#   make bench-record-guest  hackbench untraced, in ftrace, and in ivring
+#                     with the host recording it, in a test guest
 #   make demo         a test guest's sched and irq events, live on the host
 #   make demo-gen     the same without a guest: ivring-gen writes the segment
 #   make module       ivring.ko through Kbuild, against KDIR, into build/module/
@@ -276,7 +278,8 @@ $(KSFT_DIR)/kselftest.h: $(KSFT_DIR)/kselftest_harness.h
 # --- top-level targets ----------------------------------------------------
 
 .DEFAULT_GOAL	:= all
-.PHONY: all lib tools variants check check-matrix check-build bench bench-guest demo \
+.PHONY: all lib tools variants check check-matrix check-build bench bench-guest \
+	bench-record-guest demo \
 	demo-gen install install-dkms uninstall uninstall-dkms clean deps module module-test modules-all \
 	no-module module-clean FORCE
 
@@ -331,6 +334,12 @@ bench: $(plain_BENCHES) tools
 bench-guest: module
 	$(Q)KDIR='$(KDIR)' WERROR='$(WERROR)' selftests/kbench/run.sh \
 		$(BENCH_GUEST_ARGS)
+
+# hackbench's load in a TCG guest with every sched, timer and kmem event:
+# untraced, in ftrace alone, and in ivring while the host records it to a
+# trace.dat (selftests/kbench/record.sh; BENCH_GUEST_ARGS='--help').
+bench-record-guest: module tools
+	$(Q)selftests/kbench/record.sh $(BENCH_GUEST_ARGS)
 
 # A test guest streams its sched and irq events to the host live
 # (tools/ivring-demo); demo-gen needs no guest: ivring-gen stands in for it,
