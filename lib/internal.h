@@ -131,6 +131,7 @@ struct ivring {
 	u32 nr_comms;			/* pids whose comm render.c learned */
 	u8 *scratch;			/* payload copy + IVR_PAGE_SLACK zeros */
 	size_t scratch_len;
+	struct trace_seq *line;		/* render.c's, reused for every line */
 	/* Messages name the path, which may be as long as PATH_MAX. */
 	char err[PATH_MAX + 512];
 	char gone_msg[PATH_MAX + 512];	/* why gone, repeated by every later call */
@@ -214,6 +215,8 @@ bool ivr_int_literal(const char *s, u64 *val);
 
 /* r->fmts -> r->tep, at the first call that decodes (formats.c). */
 int ivr_formats_parse(struct ivring *r);
+/* Free what render.c keeps in @r. */
+void ivr_render_free(struct ivring *r);
 void ivr_formats_free(struct ivring *r);
 
 /* Every libtraceevent parse, serialised and left clean (tep_parse.c). */

@@ -358,6 +358,7 @@ void ivring__close(struct ivring *r)
 	free(r->heap);
 	free(r->page_out);
 	free(r->scratch);
+	ivr_render_free(r);
 	free(r->path);
 	free(r);
 }

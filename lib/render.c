@@ -185,14 +185,6 @@ static int emit(const char *src, size_t n, char *buf, size_t len)
 	return n > INT32_MAX ? INT32_MAX : (int)n;
 }
 
-/* trace-cmd's name column: " name: " padded to 20 characters of name. */
-static void put_name(struct trace_seq *s, const char *name)
-{
-	int pad = 20 - (int)strlen(name);
-
-	trace_seq_printf(s, " %s: %*s", name, pad > 0 ? pad : 0, "");
-}
-
 static void render_unknown(struct ivring *r, const struct ivring_event *ev,
 			   const u8 *data, struct trace_seq *s)
 {
@@ -211,6 +203,53 @@ static void render_unknown(struct ivring *r, const struct ivring_event *ev,
 			 (unsigned long long)(us % 1000000), ev->type, ev->size);
 }
 
+void ivr_render_free(struct ivring *r)
+{
+	if (r->line) {
+		trace_seq_destroy(r->line);
+		free(r->line);
+		r->line = NULL;
+	}
+}
+
+/*
+ * A line's buffer, kept from one line to the next: trace_seq_init()
+ * allocates a page and trace_seq_destroy() frees it, at every line.
+ */
+static struct trace_seq *line_get(struct ivring *r)
+{
+	if (r->line) {
+		trace_seq_reset(r->line);
+		return r->line;
+	}
+	r->line = malloc(sizeof(*r->line));
+	if (r->line)
+		trace_seq_init(r->line);
+	return r->line;
+}
+
+/*
+ * The columns before the info in one trace_seq_printf(), the same text
+ * as tep_print_event()'s "%16s-%-5d [%03d]" and " %6.1000d:", then the
+ * name padded to 20 characters, as trace-cmd prints it:
+ * tep_print_event() parses its format string at every call, and three
+ * calls of it cost more than the info itself.  The time is rounded to
+ * microseconds, as render_unknown() and trace-cmd do for ns clocks.
+ */
+static void put_prefix(struct ivring *r, struct trace_seq *s,
+		       struct tep_record *rec, struct tep_event *tev)
+{
+	int pid = tep_data_pid(r->tep, rec);
+	u64 us = (rec->ts + 500) / 1000;
+	int pad = 20 - (int)strlen(tev->name);
+
+	trace_seq_printf(s, "%16s-%-5d [%03d] %5llu.%06llu: %s: %*s",
+			 tep_data_comm_from_pid(r->tep, pid), pid, rec->cpu,
+			 (unsigned long long)(us / 1000000),
+			 (unsigned long long)(us % 1000000), tev->name,
+			 pad > 0 ? pad : 0, "");
+}
+
 /*
  * One line, in the columns of trace-cmd report (3.1, default options):
  *   "%16s-%-5d [%03d] %5llu.%06llu: %s: <padded to 20> <info>"
@@ -221,9 +260,9 @@ int ivring__snprint(struct ivring *r, const struct ivring_event *ev,
 {
 	struct tep_record rec = { 0 };
 	struct tep_event *tev;
-	struct trace_seq s;
+	struct trace_seq *s;
 	u32 n;
-	int ret, span;
+	int span;
 
 	if (!r || !ev || (!buf && len))
 		return -EINVAL;
@@ -231,6 +270,9 @@ int ivring__snprint(struct ivring *r, const struct ivring_event *ev,
 		return ivr_err(r, -ENOMEM, "no memory to render an event");
 	if (ivr_formats_parse(r))
 		return -ENOMEM;
+	s = line_get(r);
+	if (!s)
+		return ivr_err(r, -ENOMEM, "no memory to render an event");
 
 	n = ev->size < IVR_PAYLOAD_MAX ? ev->size : IVR_PAYLOAD_MAX;
 	if (n && ev->data)
@@ -238,10 +280,9 @@ int ivring__snprint(struct ivring *r, const struct ivring_event *ev,
 	else
 		n = 0;
 
-	trace_seq_init(&s);
 	tev = ivring__event(r, ev->type);
 	if (!tev) {
-		render_unknown(r, ev, r->scratch, &s);
+		render_unknown(r, ev, r->scratch, s);
 	} else {
 		/*
 		 * A short record is read as if zero-filled up to its fields'
@@ -254,23 +295,19 @@ int ivring__snprint(struct ivring *r, const struct ivring_event *ev,
 		rec.size = (int)n > span ? (int)n : span;
 		rec.data = r->scratch;
 		learn_comms(r, tev, r->scratch);
-		tep_print_event(r->tep, &s, &rec, "%16s-%-5d [%03d]",
-				TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
-		tep_print_event(r->tep, &s, &rec, " %6.1000d:", TEP_PRINT_TIME);
-		put_name(&s, tev->name);
-		tep_print_event(r->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+		put_prefix(r, s, &rec, tev);
+		tep_print_event(r->tep, s, &rec, "%s", TEP_PRINT_INFO);
 	}
 	/* Leave the slack all zeros for the next record. */
 	memset(r->scratch, 0, n);
 
-	if (s.state != TRACE_SEQ__GOOD) {
-		trace_seq_destroy(&s);
+	if (s->state != TRACE_SEQ__GOOD) {
+		/* A failed buffer stays failed: start the next line afresh. */
+		ivr_render_free(r);
 		return ivr_err(r, -ENOMEM, "no memory to render an event");
 	}
 	/* trace-cmd drops one trailing newline of a print format. */
-	if (s.len && s.buffer[s.len - 1] == '\n')
-		s.len--;
-	ret = emit(s.buffer, s.len, buf, len);
-	trace_seq_destroy(&s);
-	return ret;
+	if (s->len && s->buffer[s->len - 1] == '\n')
+		s->len--;
+	return emit(s->buffer, s->len, buf, len);
 }
