@@ -233,8 +233,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(g.tools, sizeof(g.tools), "%s", bench_tools_dir(argv[0]));
-	snprintf(g.seg, sizeof(g.seg), BENCH_TMPFS "/ivring-bench-rec-%d",
-		 (int)getpid());
+	if (!bench_tmpdir())
+		return 1;
+	atexit(bench_tmpdir_remove);
+	snprintf(g.seg, sizeof(g.seg), "%s/segment", bench_tmpdir());
 	snprintf(g.out, sizeof(g.out), "%s.dat", g.seg);
 
 	for (i = 0; i < rounds; i++) {
@@ -255,13 +257,12 @@ int main(int argc, char **argv)
 		lib_record(J_CONSUME, &res[J_CONSUME][i]);
 		unlink(g.out);
 	}
-	unlink(g.seg);
 
 	printf("bench_record: %d rounds; a %llu MiB segment of 2 CPUs x 4 KiB sub-buffers,\n"
 	       "  %llu events per CPU by ivring-gen (synth:seq, 32-byte records), stopped;\n"
-	       "  outputs in " BENCH_TMPFS " (tmpfs: no disk); trace.dat v7\n",
+	       "  outputs in %s (tmpfs: no disk); trace.dat v7\n",
 	       rounds, (unsigned long long)g.seg_size >> 20,
-	       (unsigned long long)events);
+	       (unsigned long long)events, bench_tmpdir());
 	printf("command: %s %d %llu\n\n", argv[0], rounds,
 	       (unsigned long long)events);
 	printf("%-12s %9s %7s %7s %7s  %9s %7s %7s  %9s %8s %6s\n", "",

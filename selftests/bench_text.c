@@ -85,8 +85,10 @@ int main(int argc, char **argv)
 	tools = bench_tools_dir(argv[0]);
 	snprintf(gen, sizeof(gen), "%s/ivring-gen", tools);
 	snprintf(rd, sizeof(rd), "%s/ivring-read", tools);
-	snprintf(seg, sizeof(seg), BENCH_TMPFS "/ivring-bench-text-%d",
-		 (int)getpid());
+	if (!bench_tmpdir())
+		return 1;
+	atexit(bench_tmpdir_remove);
+	snprintf(seg, sizeof(seg), "%s/segment", bench_tmpdir());
 	snprintf(dat, sizeof(dat), "%s.dat", seg);
 	snprintf(n, sizeof(n), "%llu", per_cpu);
 	run(gen_argv, NULL, &t);
@@ -102,8 +104,6 @@ int main(int argc, char **argv)
 			cpu[p][i] = t.cpu;
 		}
 	}
-	unlink(dat);
-	unlink(seg);
 
 	printf("bench_text: %d rounds; %llu events (synth:seq, %llu per CPU on 2 CPUs, some\n"
 	       "  from a 2 kHz timer signal), by ivring-gen into " BENCH_TMPFS ", printed to /dev/null\n",

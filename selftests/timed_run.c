@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,4 +95,40 @@ const char *bench_tools_dir(const char *argv0)
 	}
 	strncat(dir, "/tools", sizeof(dir) - strlen(dir) - 1);
 	return dir;
+}
+
+static char tmpdir[64];
+
+const char *bench_tmpdir(void)
+{
+	if (tmpdir[0])
+		return tmpdir;
+	snprintf(tmpdir, sizeof(tmpdir), BENCH_TMPFS "/bench.XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		perror("bench: mkdtemp in " BENCH_TMPFS);
+		tmpdir[0] = '\0';
+		return NULL;
+	}
+	return tmpdir;
+}
+
+void bench_tmpdir_remove(void)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	if (!tmpdir[0])
+		return;
+	d = opendir(tmpdir);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(tmpdir);
+	tmpdir[0] = '\0';
 }

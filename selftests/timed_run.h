@@ -30,7 +30,16 @@ double bench_median(double *v, int n);
 /* A directory of build/, found from this program's path (@argv0). */
 const char *bench_tools_dir(const char *argv0);
 
-/* A tmpfs directory for outputs, so that no disk is measured. */
+/* Where the outputs go: tmpfs, so that no disk is measured. */
 #define BENCH_TMPFS	"/dev/shm"
+
+/*
+ * A directory of our own in BENCH_TMPFS, made at the first call; NULL on
+ * failure (said on stderr).  Not named ivring*: the guest tests remove
+ * the /dev/shm/ivring* files that appear while they run.
+ */
+const char *bench_tmpdir(void);
+/* Remove it and what is left in it. */
+void bench_tmpdir_remove(void);
 
 #endif /* IVRING_TIMED_RUN_H */
