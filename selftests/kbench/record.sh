@@ -24,8 +24,8 @@
 #   --groups N       hackbench groups of 20 senders and 20 receivers (default 4)
 #   --loops N        messages from each sender to each receiver (default 200)
 #   --shm-size SIZE  the ivshmem segment (default 16M)
-#   --out FILE       the host's trace.dat (default
-#                    /dev/shm/ivring-kbench-rec-PID.dat, removed after the
+#   --out FILE       the host's trace.dat (default: record.dat in a
+#                    directory of its own in /dev/shm, removed after the
 #                    run: tmpfs, so no disk is measured)
 #   --keep           keep the trace.dat
 #   --mttcg          one host thread per vCPU (ivring-vm --mttcg): the
@@ -54,7 +54,7 @@ rounds=5
 groups=4
 loops=200
 shm_size=16M
-dat=/dev/shm/ivring-kbench-rec-$$.dat
+dat=
 keep=0
 mttcg=()
 timeout=1800
@@ -96,14 +96,21 @@ cflags=(-static -O2 -Wall -Wextra)
 	die "cannot build guest-hackbench (a static binary needs libc6-dev)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ivring-kbench-rec.XXXXXX") || exit 1
-shm=ivring-kbench-rec-$$
+# Not named ivring*: the guest tests remove the /dev/shm/ivring* files
+# that appear while they run.
+shm=kbench-rec-$$
+datdir=
+if [ -z "$dat" ]; then
+	datdir=$(mktemp -d /dev/shm/kbench-rec.XXXXXX) || exit 1
+	dat=$datdir/record.dat
+fi
 vm_pid=
 rec_pid=
 cleanup() {
 	[ -n "$vm_pid" ] && { kill -TERM "$vm_pid" 2>/dev/null; wait "$vm_pid" 2>/dev/null; }
 	[ -n "$rec_pid" ] && { kill -TERM "$rec_pid" 2>/dev/null; wait "$rec_pid" 2>/dev/null; }
 	rm -f "/dev/shm/$shm"
-	[ "$keep" = 1 ] || rm -f "$dat" "$dat".cpu*
+	[ "$keep" = 1 ] || { rm -f "$dat" "$dat".cpu*; [ -n "$datdir" ] && rmdir "$datdir"; }
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
