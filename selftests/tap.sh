@@ -29,3 +29,18 @@ same() {
 		diff -u "$2" "$3" | head -n 60 | sed 's/^/# /'
 	fi
 }
+
+# expect_fail NAME CODE PATTERN CMD...: CMD exits with CODE and says PATTERN
+# on stderr; its output goes to $tmp/out and $tmp/err.
+expect_fail() {
+	_name=$1 _code=$2 _pattern=$3
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	_rc=$?
+	if [ "$_rc" -eq "$_code" ] && grep -q -- "$_pattern" "$tmp/err"; then
+		ok "$_name"
+	else
+		not_ok "$_name (exit $_rc, expected $_code; stderr follows)"
+		sed 's/^/# /' "$tmp/err"
+	fi
+}

@@ -45,14 +45,7 @@ trap 'exit 1' INT TERM
 fails_with() {
 	name=$1 code=$2 pattern=$3
 	shift 3
-	"$read_bin" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	if [ "$rc" -eq "$code" ] && grep -q -- "$pattern" "$tmp/err"; then
-		ok "$name"
-	else
-		not_ok "$name (exit $rc, expected $code; stderr follows)"
-		sed 's/^/# /' "$tmp/err"
-	fi
+	expect_fail "$name" "$code" "$pattern" "$read_bin" "$@"
 }
 
 seg=$tmp/basic.seg

@@ -40,10 +40,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n $1"; }
+. "$here/tap.sh"
 
 # check NAME CMD...: ok when CMD succeeds.
 check() {
@@ -266,16 +263,9 @@ fi
 
 # fails_with NAME CODE PATTERN ARGS...: exit code CODE, PATTERN on stderr.
 fails_with() {
-	local name=$1 code=$2 pattern=$3 rc
+	local name=$1 code=$2 pattern=$3
 	shift 3
-	"$read_bin" record "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	if [ "$rc" -eq "$code" ] && grep -q -- "$pattern" "$tmp/err"; then
-		ok "$name"
-	else
-		not_ok "$name (exit $rc, expected $code; stderr follows)"
-		sed 's/^/# /' "$tmp/err"
-	fi
+	expect_fail "$name" "$code" "$pattern" "$read_bin" record "$@"
 }
 
 "$read_bin" record --help >"$tmp/out" 2>&1
