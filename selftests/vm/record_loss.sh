@@ -155,7 +155,7 @@ function summary(n, file,   l, a) {
 		if (l ~ /\.dat: [0-9]+ events, [0-9]+ pages, [0-9]+ lost, [0-9]+ bytes$/) {
 			sub(/^.*\.dat: /, "", l)
 			split(l, a, " ")
-			sum_events[n] = a[1]; sum_lost[n] = a[5]
+			sum_events[n] = a[1] + 0; sum_lost[n] = a[5] + 0
 		}
 	close(file)
 	if (!(n in sum_events)) bad("no summary from recorder " n)
@@ -223,6 +223,9 @@ END {
 		printf "#   recorded %d + %d + %d events, dropped %d + %d + %d (and %d losses of unknown size); %d DROPPED lines in r1.dat; r2: %d pages, %d also in r3.dat\n", \
 			ev[1, c], ev[2, c], ev[3, c], drop[1, c], drop[2, c], drop[3, c], unknown[c], ndrop[1, c], pages[c], dup[c]
 		if (e == "" || d == "" || o == "") { bad("cpu" c ": a counter is missing"); continue }
+		# Numbers from here on: mawk compares a number with a string
+		# as strings, and "56593" > "132487".
+		e += 0; d += 0; o += 0
 		if (d + 0 == 0) bad("cpu" c ": nothing dropped: the flood did not fill the ring")
 		if (o != 0) bad("cpu" c ": overrun " o " in discard mode")
 		if (!ndrop[1, c]) bad("cpu" c ": no DROPPED line in r1.dat")
