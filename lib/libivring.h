@@ -333,21 +333,36 @@ enum {
 	IVRING_REC_CTF = 2,
 };
 
+/* ivring_rec_opts.flags */
+enum {
+	/*
+	 * A snapshot: at most as many pages of a CPU as the segment has
+	 * sub-buffers (what it holds when the snapshot is taken); a page
+	 * beyond that is refused with -ENOBUFS and stays in the segment.  A
+	 * trace.dat v7 is then written in place, each page once, with no
+	 * per-CPU files, and is a whole trace.dat after every flush.
+	 */
+	IVRING_REC_SNAPSHOT = 1 << 0,
+};
+
 struct ivring_rec_opts {
 	size_t sz;		/* sizeof(struct ivring_rec_opts) */
 	unsigned int format;	/* IVRING_REC_* */
 	unsigned int version;	/* trace.dat file version, 6 or 7; 0: 7 */
 	uint64_t trace_id;	/* trace.dat TRACEID, CTF trace uuid seed; 0: random */
 	const char *name;	/* the guest's name; NULL: the segment file's name */
+	unsigned int flags;	/* IVRING_REC_SNAPSHOT */
 };
 
 /*
  * Start a recording into @path: a file for trace.dat, a directory for CTF.
  * A trace.dat is written beside it in per-CPU files (@path.cpuN) and put
- * together at ivring__rec_close(), as trace-cmd record does; a CTF
- * directory's stream files grow in place.  Errors: -EINVAL (bad options),
- * -EEXIST (a CTF directory that is not empty), the errors of creating the
- * files, -ENOMEM; ivring__errmsg(r) says why.
+ * together at ivring__rec_close(), as trace-cmd record does; a snapshot in
+ * version 7 goes to @path.tmp in place instead.  Either is renamed to @path
+ * at the end.  A CTF directory's stream files grow in place.  Errors:
+ * -EINVAL (bad options), -EEXIST (a CTF directory that is not empty, or
+ * files that a recording that did not finish left), the errors of creating
+ * the files, -ENOMEM; ivring__errmsg(r) says why.
  */
 IVRING_API int ivring__rec_open(struct ivring *r, const char *path,
 				const struct ivring_rec_opts *opts,
@@ -377,7 +392,8 @@ IVRING_API int ivring__rec_flush(struct ivring_rec *w);
 /*
  * Complete the file(s) and free @w.  Returns 0, or -errno with the reason
  * in @errbuf; the per-CPU files of a trace.dat that could not be put
- * together are left in place then.
+ * together (a snapshot's @path.tmp, whole as of the last flush) are left in
+ * place then.
  */
 IVRING_API int ivring__rec_close(struct ivring_rec *w, char *errbuf,
 				 size_t errbuf_len);

@@ -123,6 +123,7 @@ static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
 		return ret;
 	w->format = o->format;
 	w->version = o->version ? o->version : 7;
+	w->snapshot = o->flags & IVRING_REC_SNAPSHOT;
 	w->trace_id = o->trace_id;
 	while (!w->trace_id &&
 	       getrandom(&w->trace_id, sizeof(w->trace_id), 0) < 0) {
@@ -173,6 +174,9 @@ int ivring__rec_open(struct ivring *r, const char *path,
 	if (o->format != IVRING_REC_TRACE_DAT && o->format != IVRING_REC_CTF)
 		return ivr_err(r, -EINVAL, "ivring__rec_open: unknown format %u",
 			       o->format);
+	if (o->flags & ~IVRING_REC_SNAPSHOT)
+		return ivr_err(r, -EINVAL, "ivring__rec_open: unknown flags %#x",
+			       o->flags & ~IVRING_REC_SNAPSHOT);
 	if (o->format == IVRING_REC_TRACE_DAT && o->version &&
 	    o->version != 6 && o->version != 7)
 		return ivr_err(r, -EINVAL,
@@ -206,6 +210,15 @@ static int check_page(struct ivring_rec *w, u32 cpu,
 	if (w->failed)
 		return ivr_rec_err(w, -EIO, "an earlier write failed: %s",
 				   w->err);
+	/*
+	 * A snapshot holds what the segment held when it was taken: as many
+	 * pages of a CPU as the segment has sub-buffers, whatever the guest
+	 * writes meanwhile (a trace.dat is written in place to that bound).
+	 */
+	if (w->snapshot && w->cpus[cpu].pages >= w->info.nr_subbufs)
+		return ivr_rec_err(w, -ENOBUFS,
+				   "CPU %u: a snapshot holds %u pages of it, as many as the segment has sub-buffers",
+				   cpu, w->info.nr_subbufs);
 	if (!pg)
 		return 0;
 	if (pg->sz < offsetof(struct ivring_page, data) + sizeof(pg->data))
@@ -252,6 +265,7 @@ int ivring__rec_page(struct ivring_rec *w, unsigned int cpu,
 int ivring__rec_read(struct ivring_rec *w, struct ivring *r, unsigned int cpu,
 		     unsigned int flags, struct ivring_page *pg)
 {
+	u8 *slot;
 	int ret;
 
 	if (!w || !r || !pg || pg->sz < sizeof(*pg))
@@ -271,7 +285,10 @@ int ivring__rec_read(struct ivring_rec *w, struct ivring *r, unsigned int cpu,
 		ret = ivring__rec_page(w, cpu, pg);
 		return ret ? ret : 1;
 	}
-	ret = ivr_read_page(r, cpu, pg, flags, w->ops->slot(w, cpu));
+	slot = w->ops->slot(w, cpu);
+	if (!slot)
+		return -ENOBUFS;
+	ret = ivr_read_page(r, cpu, pg, flags, slot);
 	if (ret <= 0)
 		goto read_failed;
 	ret = check_page(w, cpu, pg);

@@ -23,7 +23,8 @@ struct ivr_rec_ops {
 	/*
 	 * Optional, both or neither: where the next page of @cpu may be read
 	 * to (subbuf_size bytes), so that ivring__rec_read() saves a copy;
-	 * then @put takes the page that was read there.
+	 * then @put takes the page that was read there.  NULL, with the
+	 * error set, when there is no room for it.
 	 */
 	u8 *(*slot)(struct ivring_rec *w, u32 cpu);
 	int (*put)(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg);
@@ -62,6 +63,7 @@ struct ivring_rec {
 	char *path;
 	unsigned int format;
 	unsigned int version;
+	bool snapshot;			/* IVRING_REC_SNAPSHOT */
 	u64 trace_id;			/* never 0 */
 	char *name;			/* the guest's */
 	/* the segment at open */

@@ -5,16 +5,19 @@
  * with a reason, pages that do not belong to the recording refused, a new
  * generation refused, counts that match what was read, nothing left behind
  * by a recording that completes or never started, a dead recording's
- * spools never overwritten, and a write that fails leaving the spools and
- * failing every later call.  trace-cmd report reads the files in
- * test_record_cli.sh; here the layout is checked for what a reader relies
- * on: the magic and version, and every CPU's data page-aligned.
+ * spools or snapshot never overwritten, and a write that fails leaving the
+ * spools (or the snapshot as last flushed) and failing every later call; a
+ * snapshot bounded by the segment's sub-buffers, what it refuses left in
+ * the segment.  trace-cmd report reads the files in test_record_cli.sh;
+ * here the layout is checked for what a reader relies on: the magic and
+ * version, and, spooled, every CPU's data page-aligned.
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "seg_util.h"
@@ -114,12 +117,18 @@ TEST_F(rec, opts_refused_with_reason)
 	ASSERT_FALSE(exists(self->dir, "t.dat.head"));
 }
 
-/* A whole recording of the fixture's 600 events into a version @v file. */
+/*
+ * A whole recording of the fixture's 600 events into a version @v file,
+ * spooled or a snapshot (@flags).
+ */
 static void counts_and_cleanup(struct __test_metadata *_metadata,
-			       FIXTURE_DATA(rec) *self, unsigned int v)
+			       FIXTURE_DATA(rec) *self, unsigned int v,
+			       unsigned int flags)
 {
 	struct ivring_rec_opts o = { .sz = sizeof(o), .version = v,
-				     .format = IVRING_REC_TRACE_DAT };
+				     .format = IVRING_REC_TRACE_DAT,
+				     .flags = flags };
+	bool in_place = flags && v != 6;
 	struct ivring_rec_stats st = { .sz = sizeof(st) };
 	struct ivring_rec *w;
 	unsigned char head[16];
@@ -127,7 +136,9 @@ static void counts_and_cleanup(struct __test_metadata *_metadata,
 	int fd;
 
 	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
-	ASSERT_TRUE(exists(self->dir, "t.dat.head"));
+	ASSERT_EQ(!in_place, exists(self->dir, "t.dat.head"));
+	ASSERT_EQ(!in_place, exists(self->dir, "t.dat.cpu0"));
+	ASSERT_EQ(in_place, exists(self->dir, "t.dat.tmp"));
 	ASSERT_EQ(600, record_all(w, self->r, 2));
 	ASSERT_EQ(0, ivring__rec_flush(w));
 	ASSERT_EQ(0, ivring__rec_stats(w, &st));
@@ -146,8 +157,9 @@ static void counts_and_cleanup(struct __test_metadata *_metadata,
 	close(fd);
 	ASSERT_EQ(0, memcmp(head, "\x17\x08\x44tracing", 10));
 	ASSERT_EQ('0' + (v ? v : 7), head[10]);
-	/* The CPUs' data, whole pages, ends the file. */
-	ASSERT_EQ(0, sb.st_size % 1024);
+	/* Spooled, the CPUs' data, whole pages, ends the file. */
+	if (!in_place)
+		ASSERT_EQ(0, sb.st_size % 1024);
 
 	/* Consumed: a second recording of the segment finds nothing. */
 	ASSERT_EQ(0, ivring__commit(self->r));
@@ -158,12 +170,114 @@ static void counts_and_cleanup(struct __test_metadata *_metadata,
 
 TEST_F(rec, version_7)
 {
-	counts_and_cleanup(_metadata, self, 0);
+	counts_and_cleanup(_metadata, self, 0, 0);
 }
 
 TEST_F(rec, version_6)
 {
-	counts_and_cleanup(_metadata, self, 6);
+	counts_and_cleanup(_metadata, self, 6, 0);
+}
+
+TEST_F(rec, version_7_snapshot)
+{
+	counts_and_cleanup(_metadata, self, 7, IVRING_REC_SNAPSHOT);
+}
+
+/* Version 6 cannot be written in place; a snapshot of it is spooled. */
+TEST_F(rec, version_6_snapshot)
+{
+	counts_and_cleanup(_metadata, self, 6, IVRING_REC_SNAPSHOT);
+}
+
+/*
+ * A snapshot takes as many pages of a CPU as the segment has sub-buffers,
+ * whether they come from rec_page or rec_read; what it refuses stays in
+ * the segment for the next reader.
+ */
+TEST_F(rec, snapshot_bounded)
+{
+	struct ivring_rec_opts o = { .sz = sizeof(o),
+				     .format = IVRING_REC_TRACE_DAT,
+				     .flags = IVRING_REC_SNAPSHOT };
+	struct ivring_info info = { .sz = sizeof(info) };
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	struct ivring_rec_stats st = { .sz = sizeof(st) };
+	static u8 page[1024];
+	struct ivring_rec *w;
+	u32 i;
+
+	ASSERT_EQ(0, ivring__info(self->r, &info));
+	ASSERT_LT(2, info.nr_subbufs);
+	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
+	/* CPU 0 full of copies of an empty page. */
+	pg.data = page;
+	pg.size = sizeof(page);
+	for (i = 0; i < info.nr_subbufs; i++)
+		ASSERT_EQ(0, ivring__rec_page(w, 0, &pg));
+	ASSERT_EQ(-ENOBUFS, ivring__rec_page(w, 0, &pg));
+	ASSERT_NE(NULL, strstr(ivring__rec_errmsg(w), "sub-buffers"));
+	ASSERT_EQ(-ENOBUFS, ivring__rec_read(w, self->r, 0, 0, &pg));
+	/* Not a failure: CPU 1 goes on, and the file completes. */
+	ASSERT_EQ(1, ivring__rec_read(w, self->r, 1, 0, &pg));
+	ASSERT_EQ(0, ivring__rec_flush(w));
+	ASSERT_EQ(0, ivring__rec_stats(w, &st));
+	ASSERT_EQ(info.nr_subbufs + 1, st.pages);
+	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
+	ASSERT_TRUE(exists(self->dir, "t.dat"));
+	ASSERT_FALSE(exists(self->dir, "t.dat.tmp"));
+
+	/* CPU 0's events were never taken, CPU 1's first page was. */
+	ASSERT_EQ(0, unlink(self->path));
+	o.flags = 0;
+	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
+	ASSERT_EQ(300 + 300 - pg.events, record_all(w, self->r, 2));
+	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
+}
+
+/*
+ * A snapshot recorder that dies after a flush leaves @path.tmp, which
+ * holds the pages it flushed; nothing overwrites it.
+ */
+TEST_F(rec, dead_snapshot_kept)
+{
+	struct ivring_rec_opts o = { .sz = sizeof(o),
+				     .format = IVRING_REC_TRACE_DAT,
+				     .flags = IVRING_REC_SNAPSHOT };
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	struct ivring_rec *w = (void *)1;
+	struct stat a, b;
+	char p[PATH_MAX];
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (ivring__rec_open(self->r, self->path, &o, &w) ||
+		    ivring__rec_read(w, self->r, 0, 0, &pg) != 1 ||
+		    ivring__rec_flush(w))
+			_exit(1);
+		_exit(0);	/* as if killed: no rec_close */
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, status);
+	snprintf(p, sizeof(p), "%s.tmp", self->path);
+	ASSERT_EQ(0, stat(p, &a));
+	ASSERT_FALSE(exists(self->dir, "t.dat"));
+	ASSERT_FALSE(exists(self->dir, "t.dat.cpu0"));
+
+	w = (void *)1;
+	ASSERT_EQ(-EEXIST, ivring__rec_open(self->r, self->path, &o, &w));
+	ASSERT_EQ(NULL, w);
+	ASSERT_NE(NULL, strstr(ivring__errmsg(self->r), "t.dat.tmp exists"));
+	/* Spooled, it is refused as well: the file it would be renamed over. */
+	o.flags = 0;
+	ASSERT_EQ(-EEXIST, ivring__rec_open(self->r, self->path, &o, &w));
+	ASSERT_NE(NULL, strstr(ivring__errmsg(self->r), "t.dat.tmp exists"));
+	ASSERT_EQ(0, stat(p, &b));
+	ASSERT_EQ(a.st_size, b.st_size);
+	ASSERT_EQ(a.st_mtim.tv_nsec, b.st_mtim.tv_nsec);
+	ASSERT_FALSE(exists(self->dir, "t.dat.cpu0"));
 }
 
 TEST_F(rec, foreign_pages_refused)
@@ -207,9 +321,11 @@ TEST_F(rec, new_generation_refused)
 	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
 }
 
-TEST_F(rec, dead_spools_kept)
+/* Spooled and as a snapshot. */
+static void dead_spools_kept(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(rec) *self, unsigned int flags)
 {
-	struct ivring_rec_opts o = { .sz = sizeof(o),
+	struct ivring_rec_opts o = { .sz = sizeof(o), .flags = flags,
 				     .format = IVRING_REC_TRACE_DAT };
 	char p[PATH_MAX], buf[8] = "";
 	struct ivring_rec *w = (void *)1;
@@ -238,12 +354,27 @@ TEST_F(rec, dead_spools_kept)
 	ASSERT_EQ(0, memcmp(buf, "dead", 4));
 	ASSERT_TRUE(exists(self->dir, "t.dat.head"));
 	ASSERT_FALSE(exists(self->dir, "t.dat.cpu0"));
+	ASSERT_FALSE(exists(self->dir, "t.dat.tmp"));
 }
 
-/* A file size limit stands in for a full disk. */
-TEST_F(rec, failed_write_keeps_spools)
+TEST_F(rec, dead_spools_kept)
 {
-	struct ivring_rec_opts o = { .sz = sizeof(o),
+	dead_spools_kept(_metadata, self, 0);
+}
+
+TEST_F(rec, dead_spools_kept_by_snapshot)
+{
+	dead_spools_kept(_metadata, self, IVRING_REC_SNAPSHOT);
+}
+
+/*
+ * A file size limit stands in for a full disk.  Spooled, the spools stay;
+ * a snapshot stays as flushed last (when it was opened, here: empty).
+ */
+static void failed_write_keeps(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(rec) *self, unsigned int flags)
+{
+	struct ivring_rec_opts o = { .sz = sizeof(o), .flags = flags,
 				     .format = IVRING_REC_TRACE_DAT };
 	struct ivring_page pg = { .sz = sizeof(pg) };
 	struct rlimit rl, old;
@@ -262,16 +393,28 @@ TEST_F(rec, failed_write_keeps_spools)
 	if (ret >= 0)
 		ret = ivring__rec_flush(w);
 	ASSERT_EQ(-EFBIG, ret);
-	ASSERT_NE(NULL, strstr(ivring__rec_errmsg(w), "t.dat.cpu0"));
+	ASSERT_NE(NULL, strstr(ivring__rec_errmsg(w),
+			       flags ? "t.dat.tmp" : "t.dat.cpu0"));
 	/* Every later call fails, and says why. */
 	ASSERT_EQ(-EIO, ivring__rec_flush(w));
 	ASSERT_NE(NULL, strstr(ivring__rec_errmsg(w), "an earlier write failed"));
 	ASSERT_GT(0, ivring__rec_close(w, err, sizeof(err)));
 	ASSERT_EQ(0, setrlimit(RLIMIT_FSIZE, &old));
 	ASSERT_NE('\0', err[0]);
-	ASSERT_TRUE(exists(self->dir, "t.dat.cpu0"));
-	ASSERT_TRUE(exists(self->dir, "t.dat.head"));
+	ASSERT_EQ(!flags, exists(self->dir, "t.dat.cpu0"));
+	ASSERT_EQ(!flags, exists(self->dir, "t.dat.head"));
+	ASSERT_EQ(!!flags, exists(self->dir, "t.dat.tmp"));
 	ASSERT_FALSE(exists(self->dir, "t.dat"));
+}
+
+TEST_F(rec, failed_write_keeps_spools)
+{
+	failed_write_keeps(_metadata, self, 0);
+}
+
+TEST_F(rec, failed_write_keeps_snapshot)
+{
+	failed_write_keeps(_metadata, self, IVRING_REC_SNAPSHOT);
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * A trace.dat's cmdlines, learned from the events that name a task
+ * (sched_switch's prev and next, the comm and pid of sched_wakeup and
+ * others): each page's records are walked by their headers alone, and only
+ * the events of those types are looked into.  A hostile guest can invent
+ * pids and comms: at most COMMS_MAX are kept, control characters
+ * replaced.
+ */
+#include <traceevent/event-parse.h>
+
+#include "tracedat.h"
+
+static void add_src(struct tracedat *t, struct tep_event *ev,
+		    const char *comm, const char *pid)
+{
+	struct tep_format_field *c = tep_find_field(ev, comm);
+	struct tep_format_field *p = tep_find_field(ev, pid);
+	struct comm_src *s;
+
+	/*
+	 * A fixed char array and a 4-byte pid, inside the 64 KiB that a
+	 * format may describe: anything else is not a task's name.
+	 */
+	if (!c || !p || t->nr_srcs == COMM_SRCS_MAX || p->size != 4 ||
+	    !(c->flags & TEP_FIELD_IS_ARRAY) ||
+	    (c->flags & TEP_FIELD_IS_DYNAMIC) || !c->size ||
+	    c->offset + c->size > IVR_FIELD_END_MAX ||
+	    p->offset + 4 > IVR_FIELD_END_MAX)
+		return;
+	s = &t->srcs[t->nr_srcs++];
+	s->type = ev->id;
+	s->comm_off = c->offset;
+	s->comm_len = c->size < COMM_LEN ? c->size : COMM_LEN;
+	s->pid_off = p->offset;
+	t->src_types[ev->id / 8] |= 1 << (ev->id % 8);
+}
+
+/* The same events that ivring__snprint() learns comms from (render.c). */
+void ivr_td_find_comm_srcs(struct tracedat *t, struct ivring_rec *w,
+			   struct ivring *r)
+{
+	u32 i;
+
+	for (i = 0; i < w->nr_fmts; i++) {
+		struct tep_event *ev = ivring__event(r, w->fmts[i].id);
+
+		if (!ev)
+			continue;
+		add_src(t, ev, "prev_comm", "prev_pid");
+		add_src(t, ev, "next_comm", "next_pid");
+		add_src(t, ev, "comm", "pid");
+	}
+}
+
+static void learn(struct tracedat *t, const struct comm_src *s,
+		  const u8 *data, u32 size)
+{
+	char comm[COMM_LEN + 1];
+	struct comm_slot *slot;
+	int32_t pid;
+	u32 h, i;
+
+	if (s->comm_off + s->comm_len > size || s->pid_off + 4u > size)
+		return;
+	memcpy(&pid, data + s->pid_off, 4);
+	if (pid < 0)
+		return;
+	/*
+	 * A line of the cmdlines each: a control character from a hostile
+	 * comm would end the line early and add one of the guest's choice.
+	 */
+	for (i = 0; i < s->comm_len && data[s->comm_off + i]; i++) {
+		u8 ch = data[s->comm_off + i];
+
+		comm[i] = ch < 0x20 || ch == 0x7f ? '?' : ch;
+	}
+	comm[i] = '\0';
+	if (!i)
+		return;
+	h = ((u32)pid * 2654435761U) % COMM_SLOTS;
+	for (;; h = (h + 1) % COMM_SLOTS) {
+		slot = &t->comms[h];
+		if (slot->pid == pid || slot->pid < 0)
+			break;
+	}
+	if (slot->pid < 0) {
+		if (t->nr_comms >= COMMS_MAX)
+			return;
+		t->nr_comms++;
+		slot->pid = pid;
+	} else if (!memcmp(slot->comm, comm, i + 1)) {
+		return;
+	}
+	memcpy(slot->comm, comm, i + 1);
+	t->comms_gen++;
+}
+
+void ivr_td_learn_page(struct tracedat *t, const struct ivring_page *pg)
+{
+	const struct ivring_subbuf_hdr *h = pg->data;
+	const u8 *rec = (const u8 *)pg->data + sizeof(*h);
+	struct ivring_event ev;
+	u64 ts = h->time_stamp;
+	u32 off = 0, end, i;
+
+	while (ivr_rec_parse(rec, pg->len, &off, &ts, &ev, &end) > 0) {
+		if (t->src_types[ev.type / 8] & (1 << (ev.type % 8))) {
+			for (i = 0; i < t->nr_srcs; i++)
+				if (t->srcs[i].type == ev.type)
+					learn(t, &t->srcs[i], ev.data, ev.size);
+		}
+		off = end;
+		ts = ev.ts;
+	}
+}
