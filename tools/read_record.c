@@ -5,13 +5,18 @@
  * or a CTF directory, as trace-cmd record copies the kernel's ring buffer,
  * decoding nothing.
  *
- * One thread reads every CPU in turn.  A page is copied twice, from the
- * segment into the library's copy, which is verified against tearing, and
- * from there into the writer's batch (ivring__rec_read()); a batch goes to
- * its CPU's file in one write().  Pages are
+ * One thread reads every CPU in turn.  A page is copied from the segment
+ * into the writer's batch, and verified there against tearing
+ * (ivring__rec_read()); a batch goes to the file in one write().  Pages are
  * consumed only once the batch that holds them is written, so a recorder
  * that is killed loses nothing: what it consumed is in the files, and the
  * next one starts after it.
+ *
+ * Without --follow it takes a snapshot (IVRING_REC_SNAPSHOT): at most the
+ * segment's sub-buffers per CPU, so that a guest that writes faster than
+ * the recorder cannot keep it going, and a trace.dat v7 is written in
+ * place, each byte once.  --follow spools per CPU and puts the file
+ * together at the end.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -74,7 +79,8 @@ static void usage(FILE *f)
 "nothing.  The pages recorded are consumed, as ivring-read's are.\n"
 "\n"
 "  -o, --output FILE     write trace-cmd's trace.dat to FILE (default\n"
-"                        trace.dat); FILE.cpuN hold the data until the end\n"
+"                        trace.dat); until the end, FILE.tmp holds it, or\n"
+"                        with --follow or -V 6 FILE.cpuN hold its data\n"
 "  -V, --file-version N  trace.dat version 6 or 7 (default 7; Trace Compass\n"
 "                        reads only 6)\n"
 "      --ctf DIR         write a CTF 1.8 trace into DIR instead\n"
@@ -88,7 +94,8 @@ static void usage(FILE *f)
 "                        ivring-read --stats prints them\n"
 "  -h, --help            this text\n"
 "\n"
-"Without --follow, it records what the segment holds now and stops.\n"
+"Without --follow, it records what the segment holds now (at most as\n"
+"many pages per CPU as the segment has sub-buffers) and stops.\n"
 "On a terminal, a progress line shows events, megabytes, lost events and\n"
 "the rate.  Events lost in the guest are marked in the pages as the\n"
 "kernel marks them: trace-cmd report shows them as [N EVENTS DROPPED].\n"
@@ -194,6 +201,8 @@ static int start_file(struct rec_state *s)
 		.format = s->o->ctf ? IVRING_REC_CTF : IVRING_REC_TRACE_DAT,
 		.version = s->o->version,
 		.name = s->o->name,
+		/* Without --follow, what the segment holds now, and no spools. */
+		.flags = s->o->follow ? 0 : IVRING_REC_SNAPSHOT,
 	};
 	struct ivring_info info = { .sz = sizeof(info) };
 	int ret;
@@ -294,6 +303,9 @@ static int record_cpu(struct rec_state *s, unsigned int cpu,
 
 	for (n = 0; n < CPU_BURST; n++) {
 		ret = ivring__rec_read(s->w, s->r, cpu, flags, &pg);
+		/* A snapshot that holds all it may of this CPU: done with it. */
+		if (ret == -ENOBUFS)
+			return n;
 		if (ret == -ESTALE || ret == -EPIPE || !ret)
 			return n ? n : ret;
 		if (ret < 0) {
