@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "ctf.h"
+#include "rec_parse.h"
 
 #define FLUSH_AT	(1U << 20)	/* a stream's bytes held before a write */
 

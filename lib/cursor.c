@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "rec_parse.h"
 
 #define LOAD(p)		__atomic_load_n((p), __ATOMIC_RELAXED)
 #define LOAD_ACQ(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
@@ -565,7 +566,8 @@ static void fill_page(struct ivring *r, struct ivr_cpu *c, u32 start, u32 end,
  * @pg filled (but its sz), 0 when nothing is ready.
  */
 int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
-		      struct ivring_page *pg, u8 *out)
+		      struct ivring_page *pg, u8 *out,
+		      const struct ivr_event_hook *hook)
 {
 	struct ivr_cpu *c = &r->cpus[cpu];
 	u32 budget = 2 * r->hdr.nr_subbufs + 4;
@@ -594,6 +596,8 @@ int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
 				pg->first_ts = c->ev.ts;
 			pg->last_ts = c->ev.ts;
 			pg->events++;
+			if (hook)
+				hook->fn(hook->arg, &c->ev);
 			c->off = end = c->ev_end;
 			c->ts = c->ev.ts;
 		}

@@ -178,14 +178,26 @@ void ivr_detach(struct ivring *r);
 int ivr_cpu_peek(struct ivring *r, u32 cpu);
 void ivr_cpu_take(struct ivring *r, u32 cpu);
 /*
+ * Each event of a page that is taken, as it is verified: a recorder that
+ * looks into some events (for comms) then needs no walk of its own.  @ev
+ * is valid during the call only.
+ */
+struct ivr_event_hook {
+	void (*fn)(void *arg, const struct ivring_event *ev);
+	void *arg;
+};
+/*
  * ivring__read_page() into @out, hdr.subbuf_size bytes of the caller's
- * (NULL: r->page_out), for a recorder that has its own place for the page.
+ * (NULL: r->page_out), for a recorder that has its own place for the page;
+ * @hook (or NULL) sees each of its events.
  */
 int ivr_read_page(struct ivring *r, unsigned int cpu, struct ivring_page *pg,
-		  unsigned int flags, u8 *out);
+		  unsigned int flags, u8 *out,
+		  const struct ivr_event_hook *hook);
 /* @out: hdr.subbuf_size bytes, where the page goes. */
 int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
-		      struct ivring_page *pg, u8 *out);
+		      struct ivring_page *pg, u8 *out,
+		      const struct ivr_event_hook *hook);
 void ivr_cpu_store_pos(struct ivring *r, u32 cpu);
 void ivr_cpu_consumed(struct ivring *r, u32 cpu);
 void ivr_claim(struct ivring *r);
@@ -194,14 +206,6 @@ int ivr_begin_cpu_call(struct ivring *r, u32 cpu);
 u32 ivr_live_state(struct ivring *r);
 void ivr_heartbeat(struct ivring *r);
 
-/*
- * The record at *off of a page's @len bytes of records (rec_parse.c).  Time
- * extends and padding are passed over, moving *off and *ts.  Returns 1 with
- * @ev's ts, data, size and type set and *off left at the event, whose
- * record ends at *ev_end; 0 at the end; -1 for a record that does not fit.
- */
-int ivr_rec_parse(const u8 *rec, u32 len, u32 *off, u64 *ts,
-		  struct ivring_event *ev, u32 *ev_end);
 /* Format area -> r->fmts (format_area.c).  Hostile input: copied first. */
 int ivr_formats_frame(struct ivring *r);
 void ivr_formats_unframe(struct ivring *r);

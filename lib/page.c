@@ -18,6 +18,7 @@ struct read_page_args {
 	unsigned int flags;
 	struct ivring_page *pg;
 	u8 *out;
+	const struct ivr_event_hook *hook;
 };
 
 static int read_page_mapped(struct ivring *r, void *arg)
@@ -39,7 +40,8 @@ static int read_page_mapped(struct ivring *r, void *arg)
 	}
 	state = ivr_live_state(r);
 	ret = ivr_cpu_take_page(r, a->cpu, a->flags & IVRING_PAGE_PARTIAL,
-				state == IVRING_STATE_STOPPED, &pg, a->out);
+				state == IVRING_STATE_STOPPED, &pg, a->out,
+				a->hook);
 	if (ret < 0)
 		return ret;
 	if (!ret)
@@ -52,9 +54,10 @@ static int read_page_mapped(struct ivring *r, void *arg)
 }
 
 int ivr_read_page(struct ivring *r, unsigned int cpu, struct ivring_page *pg,
-		  unsigned int flags, u8 *out)
+		  unsigned int flags, u8 *out,
+		  const struct ivr_event_hook *hook)
 {
-	struct read_page_args a = { cpu, flags, pg, out };
+	struct read_page_args a = { cpu, flags, pg, out, hook };
 
 	if (!r || !pg || pg->sz < sizeof(pg->sz))
 		return -EINVAL;
@@ -69,5 +72,5 @@ int ivr_read_page(struct ivring *r, unsigned int cpu, struct ivring_page *pg,
 int ivring__read_page(struct ivring *r, unsigned int cpu,
 		      struct ivring_page *pg, unsigned int flags)
 {
-	return ivr_read_page(r, cpu, pg, flags, NULL);
+	return ivr_read_page(r, cpu, pg, flags, NULL, NULL);
 }

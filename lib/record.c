@@ -15,6 +15,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "rec_parse.h"
 #include "record.h"
 
 int ivr_rec_err(struct ivring_rec *w, int ret, const char *fmt, ...)
@@ -249,6 +250,22 @@ static int counted(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg,
 	return 0;
 }
 
+/* A page the caller read: its events, for the writer's ops->event. */
+static void walk_page(struct ivring_rec *w, const struct ivring_page *pg)
+{
+	const struct ivring_subbuf_hdr *h = pg->data;
+	const u8 *rec = (const u8 *)pg->data + sizeof(*h);
+	struct ivring_event ev;
+	u64 ts = h->time_stamp;
+	u32 off = 0, end;
+
+	while (ivr_rec_parse(rec, pg->len, &off, &ts, &ev, &end) > 0) {
+		w->ops->event(w, &ev);
+		off = end;
+		ts = ev.ts;
+	}
+}
+
 int ivring__rec_page(struct ivring_rec *w, unsigned int cpu,
 		     const struct ivring_page *pg)
 {
@@ -259,12 +276,22 @@ int ivring__rec_page(struct ivring_rec *w, unsigned int cpu,
 	ret = check_page(w, cpu, pg);
 	if (ret)
 		return ret;
+	if (w->ops->event)
+		walk_page(w, pg);
 	return counted(w, cpu, pg, w->ops->page(w, cpu, pg));
+}
+
+static void event_hook(void *arg, const struct ivring_event *ev)
+{
+	struct ivring_rec *w = arg;
+
+	w->ops->event(w, ev);
 }
 
 int ivring__rec_read(struct ivring_rec *w, struct ivring *r, unsigned int cpu,
 		     unsigned int flags, struct ivring_page *pg)
 {
+	struct ivr_event_hook hook = { event_hook, w };
 	u8 *slot;
 	int ret;
 
@@ -288,7 +315,8 @@ int ivring__rec_read(struct ivring_rec *w, struct ivring *r, unsigned int cpu,
 	slot = w->ops->slot(w, cpu);
 	if (!slot)
 		return -ENOBUFS;
-	ret = ivr_read_page(r, cpu, pg, flags, slot);
+	ret = ivr_read_page(r, cpu, pg, flags, slot,
+			    w->ops->event ? &hook : NULL);
 	if (ret <= 0)
 		goto read_failed;
 	ret = check_page(w, cpu, pg);

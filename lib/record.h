@@ -28,6 +28,12 @@ struct ivr_rec_ops {
 	 */
 	u8 *(*slot)(struct ivring_rec *w, u32 cpu);
 	int (*put)(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg);
+	/*
+	 * Optional: each event of a page, before @page or @put takes it
+	 * (the trace.dat writer learns comms), seen as the library verifies
+	 * the page, or in a walk of a page that the caller passed.
+	 */
+	void (*event)(struct ivring_rec *w, const struct ivring_event *ev);
 	/* Write out every page taken so far. */
 	int (*flush)(struct ivring_rec *w);
 	/* Complete the file(s).  Called once, after the last page. */

@@ -117,8 +117,6 @@ static int td_put(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 	struct tracedat *t = w->priv;
 	struct spool *s = &t->cpus[cpu];
 
-	if (t->nr_srcs)
-		ivr_td_learn_page(t, pg);
 	if (++s->used == SPOOL_PAGES)
 		return spool_flush(w, cpu);
 	return 0;
@@ -133,6 +131,11 @@ static int td_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 		return -ENOBUFS;
 	memcpy(slot, pg->data, t->subbuf_size);
 	return td_put(w, cpu, pg);
+}
+
+static void td_event(struct ivring_rec *w, const struct ivring_event *ev)
+{
+	ivr_td_learn(w->priv, ev);
 }
 
 static void spool_name(char *buf, size_t len, const struct ivring_rec *w,
@@ -564,6 +567,7 @@ const struct ivr_rec_ops ivr_rec_tracedat_ops = {
 	.page = td_page,
 	.slot = td_slot,
 	.put = td_put,
+	.event = td_event,
 	.flush = td_flush,
 	.end = td_end,
 	.free = td_free,

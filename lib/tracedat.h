@@ -141,6 +141,7 @@ void ivr_td_put_obuf(struct obuf *b, const struct obuf *src);
 /* tracedat_comms.c */
 void ivr_td_find_comm_srcs(struct tracedat *t, struct ivring_rec *w,
 			   struct ivring *r);
-void ivr_td_learn_page(struct tracedat *t, const struct ivring_page *pg);
+/* Comms from @ev, if its type names a task. */
+void ivr_td_learn(struct tracedat *t, const struct ivring_event *ev);
 
 #endif /* IVRING_LIB_TRACEDAT_H */

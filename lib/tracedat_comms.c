@@ -3,8 +3,8 @@
 /*
  * A trace.dat's cmdlines, learned from the events that name a task
  * (sched_switch's prev and next, the comm and pid of sched_wakeup and
- * others): each page's records are walked by their headers alone, and only
- * the events of those types are looked into.  A hostile guest can invent
+ * others): of the events that record.c shows it as the pages are
+ * verified, only those of these types are looked into.  A hostile guest can invent
  * pids and comms: at most COMMS_MAX are kept, control characters
  * replaced.
  */
@@ -97,21 +97,13 @@ static void learn(struct tracedat *t, const struct comm_src *s,
 	t->comms_gen++;
 }
 
-void ivr_td_learn_page(struct tracedat *t, const struct ivring_page *pg)
+void ivr_td_learn(struct tracedat *t, const struct ivring_event *ev)
 {
-	const struct ivring_subbuf_hdr *h = pg->data;
-	const u8 *rec = (const u8 *)pg->data + sizeof(*h);
-	struct ivring_event ev;
-	u64 ts = h->time_stamp;
-	u32 off = 0, end, i;
+	u32 i;
 
-	while (ivr_rec_parse(rec, pg->len, &off, &ts, &ev, &end) > 0) {
-		if (t->src_types[ev.type / 8] & (1 << (ev.type % 8))) {
-			for (i = 0; i < t->nr_srcs; i++)
-				if (t->srcs[i].type == ev.type)
-					learn(t, &t->srcs[i], ev.data, ev.size);
-		}
-		off = end;
-		ts = ev.ts;
-	}
+	if (!(t->src_types[ev->type / 8] & (1 << (ev->type % 8))))
+		return;
+	for (i = 0; i < t->nr_srcs; i++)
+		if (t->srcs[i].type == ev->type)
+			learn(t, &t->srcs[i], ev->data, ev->size);
 }
