@@ -11,14 +11,17 @@
  *              scale;
  *   read       read with ivring__read_page() alone (peek), written nowhere:
  *              the library's share of the recorder's time;
- *   lib peek   recorded through ivring__rec_open/rec_page/rec_flush/
- *              rec_close, as ivring-read record does, consuming nothing;
- *   tool peek  recorded by ivring-read record --peek;
- *   lib consume  recorded in consume mode, committing after each flush
+ *   lib spooled  recorded through ivring__rec_open/rec_read/rec_flush/
+ *              rec_close as ivring-read record --follow does, consuming
+ *              nothing: per-CPU spools, put together at rec_close;
+ *   lib snapshot  the same as a snapshot (IVRING_REC_SNAPSHOT), as
+ *              ivring-read record without --follow does: written in place;
+ *   tool snapshot  recorded by ivring-read record --peek;
+ *   lib consume  a snapshot in consume mode, committing after each flush
  *              (always last in a round: it empties the segment).
  * A fresh segment is generated before each round, outside the timing.
  * Every output goes to /dev/shm, so no disk is measured; the trace.dat's
- * time includes putting it together at rec_close.  Medians of the rounds;
+ * time includes completing it at rec_close.  Medians of the rounds;
  * "vs cp" is the time per byte against cp's in the same rounds.  CPU time
  * is the recorder's own (CLOCK_PROCESS_CPUTIME_ID, or wait4() for the
  * programs).  Nothing is asserted.
@@ -45,10 +48,13 @@
 #define COMMIT_PAGES	256	/* as ivring-read record */
 #define CPU_BURST	64
 
-enum job { J_CP, J_MEMCPY, J_READ, J_LIB, J_TOOL, J_CONSUME, NR_JOBS };
+enum job {
+	J_CP, J_MEMCPY, J_READ, J_SPOOLED, J_LIB, J_TOOL, J_CONSUME, NR_JOBS
+};
 
 static const char *const job_name[NR_JOBS] = {
-	"cp", "memcpy", "read only", "lib peek", "tool peek", "lib consume",
+	"cp", "memcpy", "read only", "lib spooled", "lib snapshot",
+	"tool snapshot", "lib consume",
 };
 
 struct result {
@@ -79,13 +85,18 @@ static void die(const char *what, int err, struct ivring *r)
 /*
  * Every page of the segment, through the library, as ivring-read record
  * reads them: a burst per CPU in turn, partial sub-buffers included (the
- * writer has stopped), a flush and a commit every COMMIT_PAGES.
+ * writer has stopped), a flush and a commit every COMMIT_PAGES.  A
+ * snapshot stops taking a CPU's pages once it holds a sub-buffer's worth
+ * each (-ENOBUFS): the segment has no more.
  */
 static void lib_record(enum job j, struct result *res)
 {
 	struct ivring_open_opts o = { .sz = sizeof(o) };
-	struct ivring_rec_opts ro = { .sz = sizeof(ro),
-				      .format = IVRING_REC_TRACE_DAT };
+	struct ivring_rec_opts ro = {
+		.sz = sizeof(ro),
+		.format = IVRING_REC_TRACE_DAT,
+		.flags = j == J_SPOOLED ? 0 : IVRING_REC_SNAPSHOT,
+	};
 	struct ivring_page pg = { .sz = sizeof(pg) };
 	struct ivring_info info = { .sz = sizeof(info) };
 	struct ivring_rec *w = NULL;
@@ -112,21 +123,21 @@ static void lib_record(enum job j, struct result *res)
 		more = false;
 		for (cpu = 0; cpu < info.nr_cpus; cpu++) {
 			for (n = 0; n < CPU_BURST; n++) {
-				ret = ivring__read_page(r, cpu, &pg,
-							IVRING_PAGE_PARTIAL);
-				if (ret < 0 && ret != -EPIPE)
-					die("ivring__read_page", ret, r);
-				if (ret <= 0)
+				ret = w ? ivring__rec_read(w, r, cpu,
+							   IVRING_PAGE_PARTIAL, &pg) :
+					  ivring__read_page(r, cpu, &pg,
+							    IVRING_PAGE_PARTIAL);
+				if (ret == -ENOBUFS || ret == -EPIPE || !ret)
 					break;
+				if (ret < 0 && w)
+					die(ivring__rec_errmsg(w), ret, NULL);
+				if (ret < 0)
+					die("ivring__read_page", ret, r);
 				more = true;
 				pages++;
 				res->events += pg.events;
 				res->lost += pg.lost;
-				if (!w)
-					continue;
-				if (ivring__rec_page(w, cpu, &pg))
-					die(ivring__rec_errmsg(w), -EIO, NULL);
-				if (++pending < COMMIT_PAGES)
+				if (!w || ++pending < COMMIT_PAGES)
 					continue;
 				if (ivring__rec_flush(w))
 					die(ivring__rec_errmsg(w), -EIO, NULL);
@@ -253,6 +264,7 @@ int main(int argc, char **argv)
 		}
 		/* The tool records the same pages as the library. */
 		res[J_TOOL][i].bytes = res[J_LIB][i].bytes;
+		res[J_TOOL][i].lost = res[J_LIB][i].lost;
 		res[J_TOOL][i].events = res[J_LIB][i].events;
 		lib_record(J_CONSUME, &res[J_CONSUME][i]);
 		unlink(g.out);
@@ -265,7 +277,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)events, bench_tmpdir());
 	printf("command: %s %d %llu\n\n", argv[0], rounds,
 	       (unsigned long long)events);
-	printf("%-12s %9s %7s %7s %7s  %9s %7s %7s  %9s %8s %6s\n", "",
+	printf("%-14s %9s %7s %7s %7s  %9s %7s %7s  %9s %8s %6s\n", "",
 	       "wall s", "GB/s", "M ev/s", "vs cp", "CPU s", "GB/s", "vs cp",
 	       "CPU ns/ev", "close s", "lost");
 	for (j = 0; j < NR_JOBS; j++) {
@@ -285,7 +297,7 @@ int main(int argc, char **argv)
 		cpu[j] = m[1];
 		bytes = res[j][0].bytes;
 		ev = res[j][0].events;
-		printf("%-12s %9.3f %7.2f %7.1f %6.2fx  %9.3f %7.2f %6.2fx",
+		printf("%-14s %9.3f %7.2f %7.1f %6.2fx  %9.3f %7.2f %6.2fx",
 		       job_name[j], wall[j], bytes / wall[j] / 1e9,
 		       ev / wall[j] / 1e6,
 		       wall[j] / bytes / (wall[J_CP] / res[J_CP][0].bytes),
@@ -295,13 +307,14 @@ int main(int argc, char **argv)
 			printf("  %9s %8s %6s\n", "-", "-", "-");
 		else
 			printf("  %9.1f %8.3f %6llu\n", m[3],
-			       j == J_LIB || j == J_CONSUME ? m[2] : 0,
+			       j == J_SPOOLED || j == J_LIB || j == J_CONSUME ?
+			       m[2] : 0,
 			       (unsigned long long)res[j][0].lost);
 	}
 	printf("\n(medians of the rounds; vs cp: seconds per byte against cp's, in the\n"
 	       " same rounds; GB/s: bytes of pages recorded (cp, memcpy: of the file)\n"
 	       " per second of wall or CPU time; CPU: user + system of the copier,\n"
 	       " steadier than wall time on a busy machine; close: ivring__rec_close(),\n"
-	       " which puts the trace.dat together from the per-CPU spools)\n");
+	       " which puts a spooled trace.dat together, and completes a snapshot)\n");
 	return 0;
 }
