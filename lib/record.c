@@ -159,19 +159,27 @@ static const struct ivr_rec_ops *rec_ops(unsigned int format)
 	return NULL;
 }
 
+/* struct ivring_rec_opts as it first was, before flags. */
+#define REC_OPTS_SZ_FIRST	offsetof(struct ivring_rec_opts, flags)
+
 int ivring__rec_open(struct ivring *r, const char *path,
-		     const struct ivring_rec_opts *o, struct ivring_rec **out)
+		     const struct ivring_rec_opts *opts, struct ivring_rec **out)
 {
+	struct ivring_rec_opts copy = { 0 }, *o = &copy;
 	struct ivring_rec *w;
 	int ret;
 
-	if (!r || !path || !*path || !o || !out || o->sz < sizeof(o->sz))
+	if (!r || !path || !*path || !opts || !out ||
+	    opts->sz < sizeof(opts->sz))
 		return -EINVAL;
 	*out = NULL;
-	if (o->sz > sizeof(*o) && !ivr_struct_tail_zero(o, o->sz, sizeof(*o)))
+	if (opts->sz > sizeof(*opts) &&
+	    !ivr_struct_tail_zero(opts, opts->sz, sizeof(*opts)))
 		return ivr_err(r, -EINVAL, "ivring__rec_open: unknown options");
-	if (o->sz < sizeof(*o))
+	if (opts->sz < REC_OPTS_SZ_FIRST)
 		return ivr_err(r, -EINVAL, "ivring__rec_open: options too short");
+	/* A program built against an older header: its fields, then zeros. */
+	memcpy(o, opts, opts->sz < sizeof(copy) ? opts->sz : sizeof(copy));
 	if (o->format != IVRING_REC_TRACE_DAT && o->format != IVRING_REC_CTF)
 		return ivr_err(r, -EINVAL, "ivring__rec_open: unknown format %u",
 			       o->format);

@@ -8,9 +8,12 @@
  * spools or snapshot never overwritten, and a write that fails leaving the
  * spools (or the snapshot as last flushed) and failing every later call; a
  * snapshot bounded by the segment's sub-buffers, what it refuses left in
- * the segment.  trace-cmd report reads the files in test_record_cli.sh;
- * here the layout is checked for what a reader relies on: the magic and
- * version, and, spooled, every CPU's data page-aligned.
+ * the segment; options from a program built before they had flags.
+ * trace-cmd report reads the files in test_record_cli.sh; here the layout
+ * is checked for what a reader relies on: the magic and version and,
+ * spooled, every CPU's data page-aligned; a snapshot in place is walked
+ * from its header to its options, cmdlines and each CPU's data after every
+ * flush and at the end.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -112,9 +115,35 @@ TEST_F(rec, opts_refused_with_reason)
 	n.o.sz = offsetof(struct ivring_rec_opts, format);
 	ASSERT_EQ(-EINVAL, ivring__rec_open(self->r, self->path, &n.o, &w));
 
+	n.o.sz = sizeof(n.o);
+	n.o.flags = 1U << 7;
+	ASSERT_EQ(-EINVAL, ivring__rec_open(self->r, self->path, &n.o, &w));
+	ASSERT_NE(NULL, strstr(ivring__errmsg(self->r), "unknown flags 0x80"));
+
 	/* Nothing was created by any of them. */
 	ASSERT_FALSE(exists(self->dir, "t.dat.cpu0"));
 	ASSERT_FALSE(exists(self->dir, "t.dat.head"));
+	ASSERT_FALSE(exists(self->dir, "t.dat.tmp"));
+}
+
+/*
+ * A program built before ivring_rec_opts had flags passes the shorter sz:
+ * accepted, as no flags, whatever follows its struct in memory.
+ */
+TEST_F(rec, opts_before_flags)
+{
+	struct ivring_rec_opts o = {
+		.sz = offsetof(struct ivring_rec_opts, flags),
+		.format = IVRING_REC_TRACE_DAT,
+		.flags = IVRING_REC_SNAPSHOT,	/* beyond sz: not read */
+	};
+	struct ivring_rec *w;
+
+	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
+	ASSERT_TRUE(exists(self->dir, "t.dat.cpu0"));	/* spooled */
+	ASSERT_EQ(600, record_all(w, self->r, 2));
+	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
+	ASSERT_TRUE(exists(self->dir, "t.dat"));
 }
 
 /*
@@ -232,6 +261,156 @@ TEST_F(rec, snapshot_bounded)
 	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
 	ASSERT_EQ(300 + 300 - pg.events, record_all(w, self->r, 2));
 	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
+}
+
+/* A version 7 file, as a reader follows it (trace-cmd.dat.v7(5)). */
+struct v7_file {
+	u8 *p;
+	size_t len;
+	u64 offs[2], sizes[2];
+};
+
+static bool get(const struct v7_file *f, u64 at, void *out, size_t n)
+{
+	if (at > f->len || n > f->len - at)
+		return false;
+	memcpy(out, f->p + at, n);
+	return true;
+}
+
+/* A section header's id at @at. */
+static int section_id(const struct v7_file *f, u64 at)
+{
+	u16 id;
+
+	return get(f, at, &id, 2) ? id : -1;
+}
+
+/*
+ * Follows the header's pointer to the options, and from them to the
+ * cmdlines section and the flyrecord buffer: fills each CPU's data.
+ * Returns NULL if it parses, else what did not.
+ */
+static const char *v7_walk(const char *path, struct v7_file *f)
+{
+	u64 opts, at, b, end, size, fly;
+	bool cmdlines = false, buffer = false;
+	int fd = open(path, O_RDONLY);
+	u32 len, cpus, cpu;
+	struct stat st;
+	u16 id;
+
+	if (fd < 0 || fstat(fd, &st))
+		return "open";
+	f->len = st.st_size;
+	f->p = malloc(f->len);
+	if (!f->p || read(fd, f->p, f->len) != (ssize_t)f->len)
+		return "read";
+	close(fd);
+	if (memcmp(f->p, "\x17\x08\x44tracing7\0\0\x08", 14))
+		return "magic";
+	/* the page size, "none", "", then the options' offset */
+	if (!get(f, 14 + 4 + 5 + 1, &opts, 8) || section_id(f, opts) != 0 ||
+	    !get(f, opts + 8, &size, 8))
+		return "options section";
+	end = opts + 16 + size;
+	for (at = opts + 16; ; at += 6 + len) {
+		if (at + 6 > end || !get(f, at, &id, 2) || !get(f, at + 2, &len, 4))
+			return "option";
+		if (id == 0)
+			break;
+		if (id == 21) {
+			if (!get(f, at + 6, &size, 8) || section_id(f, size) != 21)
+				return "cmdlines section";
+			cmdlines = true;
+		}
+		if (id != 3)
+			continue;
+		/* the flyrecord section, "" (the top instance), the clock */
+		if (!get(f, at + 6, &fly, 8) || section_id(f, fly) != 3)
+			return "flyrecord section";
+		b = at + 6 + 8 + 1;
+		b += strnlen((char *)f->p + b, f->len - b) + 1 + 4;
+		if (!get(f, b, &cpus, 4) || cpus != 2)
+			return "buffer option";
+		for (cpu = 0; cpu < 2; cpu++)
+			if (!get(f, b + 4 + 20 * cpu + 4, &f->offs[cpu], 8) ||
+			    !get(f, b + 4 + 20 * cpu + 12, &f->sizes[cpu], 8) ||
+			    f->offs[cpu] % 1024 || f->sizes[cpu] % 1024 ||
+			    f->offs[cpu] + f->sizes[cpu] > f->len)
+				return "a CPU's data";
+		buffer = true;
+	}
+	return !cmdlines ? "no cmdlines" : !buffer ? "no buffer option" : NULL;
+}
+
+/*
+ * A snapshot in place, walked as a reader would after each flush and at
+ * the end: CPU 1 (the last) filled to its bound with pages that say which
+ * they are, so that at the end the metadata lands on the first slot,
+ * which the header points at after an odd number of flushes (@flushes 1)
+ * and not after an even one (2).
+ */
+static void snapshot_layout(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(rec) *self, int flushes)
+{
+	struct ivring_rec_opts o = { .sz = sizeof(o),
+				     .format = IVRING_REC_TRACE_DAT,
+				     .flags = IVRING_REC_SNAPSHOT };
+	struct ivring_info info = { .sz = sizeof(info) };
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	static u8 page[1024];
+	char tmp[PATH_MAX];
+	struct v7_file f = { 0 };
+	struct ivring_rec *w;
+	u64 stamp;
+	u32 i, n = 0;
+	int k;
+
+	ASSERT_EQ(0, ivring__info(self->r, &info));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", self->path);
+	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
+	ASSERT_EQ(NULL, v7_walk(tmp, &f));
+	ASSERT_EQ(0, f.sizes[0] + f.sizes[1]);
+	free(f.p);
+	pg.data = page;
+	pg.size = sizeof(page);
+	for (k = 1; k <= flushes; k++) {
+		for (; n < info.nr_subbufs * k / flushes; n++) {
+			stamp = n + 1;
+			memcpy(page, &stamp, 8);
+			ASSERT_EQ(0, ivring__rec_page(w, 1, &pg));
+		}
+		ASSERT_EQ(0, ivring__rec_flush(w));
+		ASSERT_EQ(NULL, v7_walk(tmp, &f));
+		ASSERT_EQ(0, f.sizes[0]);
+		ASSERT_EQ(n * 1024, f.sizes[1]);
+		free(f.p);
+	}
+	ASSERT_LT(0, record_all(w, self->r, 1));	/* CPU 0, unflushed */
+	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
+	ASSERT_FALSE(exists(self->dir, "t.dat.tmp"));
+	ASSERT_EQ(NULL, v7_walk(self->path, &f));
+	ASSERT_LT(0, f.sizes[0]);
+	ASSERT_EQ(info.nr_subbufs * 1024, f.sizes[1]);
+	for (i = 0; i < info.nr_subbufs; i++) {
+		memcpy(&stamp, f.p + f.offs[1] + i * 1024, 8);
+		ASSERT_EQ(i + 1, stamp);
+	}
+	/* The metadata follows the last CPU's data; the file ends with it. */
+	ASSERT_GT(f.len, f.offs[1] + f.sizes[1]);
+	ASSERT_GT(f.offs[1] + f.sizes[1] + 65536, f.len);
+	free(f.p);
+}
+
+TEST_F(rec, snapshot_layout_odd_flushes)
+{
+	snapshot_layout(_metadata, self, 1);
+}
+
+TEST_F(rec, snapshot_layout_even_flushes)
+{
+	snapshot_layout(_metadata, self, 2);
 }
 
 /*
