@@ -327,12 +327,79 @@ out:
  * cmdlines and the options: at most COMMS_MAX lines of a pid and a comm,
  * and options whose size the CPUs and the names bound.
  */
+/* An unnamed file in @path's directory, or -1 (errno set). */
+static int open_unnamed(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX + 32];
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	return open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+}
+
+/*
+ * Name the unnamed @fd: -EEXIST if @name is taken.  Through /proc, as
+ * open(2) shows: AT_EMPTY_PATH wants CAP_DAC_READ_SEARCH before Linux 6.10.
+ */
+static int link_unnamed(int fd, const char *name)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (!linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW))
+		return 0;
+	if (errno == EEXIST)
+		return -EEXIST;
+	if (!linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH))
+		return 0;
+	return -errno;
+}
+
+/*
+ * PATH.tmp appears only once it is a whole trace.dat: it is made unnamed
+ * (O_TMPFILE) in PATH's directory and linked, which fails if a recorder
+ * that was killed left one.  Where O_TMPFILE is not supported it is
+ * created under its name; a recorder killed before its first options are
+ * written then leaves one that no reader takes, with nothing consumed.
+ */
+static int create_tmp(struct ivring_rec *w, const char *name, bool *unnamed)
+{
+	struct in_place *ip = ((struct tracedat *)w->priv)->ip;
+
+	ip->fd = open_unnamed(w->path);
+	*unnamed = ip->fd >= 0;
+	if (ip->fd < 0 && errno != EOPNOTSUPP && errno != EISDIR &&
+	    errno != EINVAL)
+		return ivr_rec_err(w, -errno, "%s: %s", name, strerror(errno));
+	if (ip->fd < 0)
+		ip->fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+			      0644);
+	if (ip->fd < 0 && errno == EEXIST)
+		return refuse_leftover(w, name, IN_PLACE_LEFT);
+	if (ip->fd < 0)
+		return ivr_rec_err(w, -errno, "%s: %s", name, strerror(errno));
+	ip->created = !*unnamed;
+	return 0;
+}
+
+/*
+ * The metadata up to the flyrecord section, then each CPU's region (as
+ * many pages as the segment has sub-buffers), then the two slots for the
+ * cmdlines and the options: at most COMMS_MAX lines of a pid and a comm,
+ * and options whose size the CPUs and the names bound.
+ */
 static int begin_in_place(struct ivring_rec *w)
 {
 	struct tracedat *t = w->priv;
 	char name[PATH_MAX + 32];
 	struct in_place *ip;
 	struct obuf b = { 0 };
+	bool unnamed;
 	u64 off;
 	u32 cpu;
 	int ret;
@@ -362,27 +429,28 @@ static int begin_in_place(struct ivring_rec *w)
 	off = ivr_td_page_align(b.len, t->subbuf_size);
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++, off += ip->region)
 		ip->offs[cpu] = off;
-	ip->slot_size = ivr_td_page_align(65536 + (u64)COMMS_MAX * (12 + COMM_LEN + 1) +
-				   (u64)w->info.nr_cpus * 20 + strlen(w->name),
-				   t->subbuf_size);
+	ip->slot_size = 65536 + (u64)COMMS_MAX * (12 + COMM_LEN + 1) +
+			(u64)w->info.nr_cpus * 20 + strlen(w->name);
+	ip->slot_size = ivr_td_page_align(ip->slot_size, t->subbuf_size);
 	ip->slot[0] = off;
 	ip->slot[1] = off + ip->slot_size;
 	snprintf(name, sizeof(name), "%s.tmp", w->path);
-	ip->fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (ip->fd < 0 && errno == EEXIST) {
-		ret = refuse_leftover(w, name, IN_PLACE_LEFT);
+	ret = create_tmp(w, name, &unnamed);
+	if (ret)
 		goto out;
-	}
-	if (ip->fd < 0) {
-		ret = ivr_rec_err(w, -errno, "%s: %s", name, strerror(errno));
-		goto out;
-	}
-	ip->created = true;
 	ret = ivr_pwrite_all(ip->fd, b.p, b.len, 0);
 	if (ret)
 		ivr_rec_err(w, ret, "%s: %s", name, strerror(-ret));
 	else
 		ret = write_tail(w, ip->slot[0]);
+	if (!ret && unnamed) {
+		ret = link_unnamed(ip->fd, name);
+		if (ret == -EEXIST)
+			refuse_leftover(w, name, IN_PLACE_LEFT);
+		else if (ret)
+			ivr_rec_err(w, ret, "%s: %s", name, strerror(-ret));
+		ip->created = !ret;
+	}
 out:
 	free(b.p);
 	return ret;
