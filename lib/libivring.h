@@ -337,10 +337,11 @@ enum {
 enum {
 	/*
 	 * A snapshot: at most as many pages of a CPU as the segment has
-	 * sub-buffers (what it holds when the snapshot is taken); a page
-	 * beyond that is refused with -ENOBUFS and stays in the segment.  A
-	 * trace.dat v7 is then written in place, each page once, with no
-	 * per-CPU files, and is a whole trace.dat after every flush.
+	 * sub-buffers (about what it holds; with a live writer a sub-buffer
+	 * read in parts is a page per part); a page beyond that is refused
+	 * with -ENOBUFS and stays in the segment.  A trace.dat v7 is then
+	 * written in place, each page once, with no per-CPU files, and is a
+	 * whole trace.dat after every flush.
 	 */
 	IVRING_REC_SNAPSHOT = 1 << 0,
 };

@@ -6,8 +6,9 @@
  * decoding nothing.
  *
  * One thread reads every CPU in turn.  A page is copied from the segment
- * into the writer's batch, and verified there against tearing
- * (ivring__rec_read()); a batch goes to the file in one write().  Pages are
+ * into the library's copy, which is verified against tearing, and from
+ * there into the writer's batch (ivring__rec_read()); a batch goes to the
+ * file in one write().  Pages are
  * consumed only once the batch that holds them is written, so a recorder
  * that is killed loses nothing: what it consumed is in the files, and the
  * next one starts after it.
