@@ -48,7 +48,7 @@ static int spool_flush(struct ivring_rec *w, u32 cpu)
 {
 	struct tracedat *t = w->priv;
 	struct spool *s = &t->cpus[cpu];
-	size_t len = (size_t)s->used * t->subbuf_size;
+	size_t len = (size_t)s->used * t->page_size;
 	int ret;
 
 	if (!s->used)
@@ -95,7 +95,7 @@ static bool region_full(const struct tracedat *t, u32 cpu)
 {
 	const struct spool *s = &t->cpus[cpu];
 
-	return t->ip && s->size + (u64)(s->used + 1) * t->subbuf_size >
+	return t->ip && s->size + (u64)(s->used + 1) * t->page_size >
 			t->ip->region;
 }
 
@@ -109,7 +109,26 @@ static u8 *td_slot(struct ivring_rec *w, u32 cpu)
 			    cpu, w->path);
 		return NULL;
 	}
-	return s->buf + (size_t)s->used * t->subbuf_size;
+	return s->buf + (size_t)s->used * t->page_size;
+}
+
+/*
+ * A sub-buffer smaller than the file's page: the rest of the page empty,
+ * and the count of the events lost before it, for which the sub-buffer
+ * may have had no room, after its records.
+ */
+static void pad_page(const struct tracedat *t, u8 *page,
+		     const struct ivring_page *pg)
+{
+	struct ivring_subbuf_hdr *h = (void *)page;
+	u64 commit = h->commit;
+
+	memset(page + t->subbuf_size, 0, t->page_size - t->subbuf_size);
+	if ((commit & IVRING_COMMIT_MISSED_EVENTS) &&
+	    !(commit & IVRING_COMMIT_MISSED_STORED)) {
+		memcpy(page + sizeof(*h) + pg->len, &pg->lost, sizeof(pg->lost));
+		h->commit = commit | IVRING_COMMIT_MISSED_STORED;
+	}
 }
 
 static int td_put(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
@@ -117,6 +136,8 @@ static int td_put(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 	struct tracedat *t = w->priv;
 	struct spool *s = &t->cpus[cpu];
 
+	if (t->page_size != t->subbuf_size)
+		pad_page(t, s->buf + (size_t)s->used * t->page_size, pg);
 	if (++s->used == SPOOL_PAGES)
 		return spool_flush(w, cpu);
 	return 0;
@@ -208,6 +229,8 @@ static int td_begin(struct ivring_rec *w, struct ivring *r)
 		return ivr_rec_err(w, -ENOMEM, "out of memory for a trace.dat");
 	w->priv = t;
 	t->subbuf_size = w->info.subbuf_size;
+	t->page_size = t->subbuf_size < TD_PAGE_MIN ? TD_PAGE_MIN :
+						      t->subbuf_size;
 	t->cpus = calloc(w->info.nr_cpus, sizeof(*t->cpus));
 	t->comms = malloc(COMM_SLOTS * sizeof(*t->comms));
 	if (!t->cpus || !t->comms)
@@ -217,7 +240,7 @@ static int td_begin(struct ivring_rec *w, struct ivring *r)
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++)
 		t->cpus[cpu].fd = -1;
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
-		t->cpus[cpu].buf = malloc((size_t)SPOOL_PAGES * t->subbuf_size);
+		t->cpus[cpu].buf = malloc((size_t)SPOOL_PAGES * t->page_size);
 		if (!t->cpus[cpu].buf)
 			return ivr_rec_err(w, -ENOMEM, "out of memory for a trace.dat");
 	}
@@ -425,13 +448,13 @@ static int begin_in_place(struct ivring_rec *w)
 		ret = ivr_rec_err(w, -ENOMEM, "out of memory for a trace.dat");
 		goto out;
 	}
-	ip->region = (u64)w->info.nr_subbufs * t->subbuf_size;
-	off = ivr_td_page_align(b.len, t->subbuf_size);
+	ip->region = (u64)w->info.nr_subbufs * t->page_size;
+	off = ivr_td_page_align(b.len, t->page_size);
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++, off += ip->region)
 		ip->offs[cpu] = off;
 	ip->slot_size = 65536 + (u64)COMMS_MAX * (12 + COMM_LEN + 1) +
 			(u64)w->info.nr_cpus * 20 + strlen(w->name);
-	ip->slot_size = ivr_td_page_align(ip->slot_size, t->subbuf_size);
+	ip->slot_size = ivr_td_page_align(ip->slot_size, t->page_size);
 	ip->slot[0] = off;
 	ip->slot[1] = off + ip->slot_size;
 	snprintf(name, sizeof(name), "%s.tmp", w->path);
@@ -510,8 +533,8 @@ static int copy_spool(struct ivring_rec *w, int out, u32 cpu, u64 off)
 	}
 	while (left) {
 		ssize_t n = pread(s->fd, s->buf,
-				  left < (u64)SPOOL_PAGES * t->subbuf_size ?
-				  left : (u64)SPOOL_PAGES * t->subbuf_size,
+				  left < (u64)SPOOL_PAGES * t->page_size ?
+				  left : (u64)SPOOL_PAGES * t->page_size,
 				  in_off);
 		int ret;
 

@@ -11,6 +11,7 @@
 #include "record.h"
 
 #define SPOOL_PAGES	64		/* a CPU's pages per write() */
+#define TD_PAGE_MIN	4096
 #define COMM_LEN	16		/* the kernel's TASK_COMM_LEN */
 #define COMMS_MAX	32768		/* distinct pids: a hostile guest could invent more */
 #define COMM_SLOTS	65536		/* open addressing, at most half full */
@@ -89,7 +90,14 @@ struct in_place {
 struct tracedat {
 	struct spool *cpus;
 	struct in_place *ip;	/* NULL: spooled */
-	u32 subbuf_size;
+	u32 subbuf_size;		/* the segment's */
+	/*
+	 * The file's pages.  trace-cmd 3.1.6 reads pages smaller than
+	 * 4 KiB only up to the first 4 KiB boundary (the kernel's are never
+	 * smaller), so a smaller sub-buffer goes in a page of TD_PAGE_MIN
+	 * whose rest is empty.
+	 */
+	u32 page_size;
 	struct comm_src srcs[COMM_SRCS_MAX];
 	u32 nr_srcs;
 	u8 src_types[65536 / 8];	/* bitmap: type has a comm_src */

@@ -74,7 +74,7 @@ static void put_cmdlines(struct obuf *b, struct tracedat *t)
 }
 
 /* ring_buffer_print_page_header(): the page header as the guest has it. */
-static void put_header_info(struct obuf *b, u32 subbuf_size)
+static void put_header_info(struct obuf *b, u32 page_size)
 {
 	char text[512];
 	int n;
@@ -84,7 +84,7 @@ static void put_header_info(struct obuf *b, u32 subbuf_size)
 		     "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
 		     "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
 		     "\tfield: char data;\toffset:16;\tsize:%u;\tsigned:1;\n",
-		     subbuf_size - 16);
+		     page_size - 16);
 	put_str(b, "header_page");
 	put64(b, n);
 	put(b, text, n);
@@ -201,7 +201,7 @@ static void put_common_options(struct obuf *b, struct ivring_rec *w)
 static void place_cpus(struct ivring_rec *w, u64 meta, u64 *offs)
 {
 	struct tracedat *t = w->priv;
-	u64 off = ivr_td_page_align(meta, t->subbuf_size);
+	u64 off = ivr_td_page_align(meta, t->page_size);
 	u32 cpu;
 
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
@@ -219,7 +219,7 @@ static void put_magic(struct obuf *b, struct ivring_rec *w, unsigned int v)
 	put(b, "tracing", 7);
 	put(b, version, 2);
 	put(b, "\0\10", 2);		/* little-endian, 8-byte longs */
-	put32(b, w->info.subbuf_size);
+	put32(b, ((struct tracedat *)w->priv)->page_size);
 }
 
 /*
@@ -229,7 +229,7 @@ static void put_magic(struct obuf *b, struct ivring_rec *w, unsigned int v)
 void ivr_td_v6_head(struct obuf *b, struct ivring_rec *w)
 {
 	put_magic(b, w, 6);
-	put_header_info(b, w->info.subbuf_size);
+	put_header_info(b, ((struct tracedat *)w->priv)->page_size);
 	put32(b, 0);				/* ftrace's own events */
 	put_event_formats(b, w);
 	put32(b, 0);				/* kallsyms */
@@ -277,7 +277,7 @@ static u64 put_section(struct obuf *b, u16 id,
 
 static void fill_header_info(struct obuf *b, struct ivring_rec *w)
 {
-	put_header_info(b, w->info.subbuf_size);
+	put_header_info(b, ((struct tracedat *)w->priv)->page_size);
 }
 
 static void fill_event_formats(struct obuf *b, struct ivring_rec *w)
@@ -305,7 +305,7 @@ static void put_buffer_option(struct obuf *b, struct ivring_rec *w,
 	put64(&o, flyrecord);
 	put_str(&o, "");			/* the top instance */
 	put_str(&o, w->info.clock_name);
-	put32(&o, w->info.subbuf_size);
+	put32(&o, t->page_size);
 	put32(&o, w->info.nr_cpus);
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
 		put32(&o, cpu);

@@ -13,7 +13,8 @@
  * is checked for what a reader relies on: the magic and version and,
  * spooled, every CPU's data page-aligned; a snapshot in place is walked
  * from its header to its options, cmdlines and each CPU's data after every
- * flush and at the end.
+ * flush and at the end, with the fixture's 1 KiB sub-buffers in 4 KiB
+ * pages and a lost-events count that only the larger page has room for.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -263,6 +264,9 @@ TEST_F(rec, snapshot_bounded)
 	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
 }
 
+/* The file's pages: the fixture's 1 KiB sub-buffers, in 4 KiB (TD_PAGE_MIN). */
+#define FILE_PAGE	4096
+
 /* A version 7 file, as a reader follows it (trace-cmd.dat.v7(5)). */
 struct v7_file {
 	u8 *p;
@@ -336,7 +340,7 @@ static const char *v7_walk(const char *path, struct v7_file *f)
 		for (cpu = 0; cpu < 2; cpu++)
 			if (!get(f, b + 4 + 20 * cpu + 4, &f->offs[cpu], 8) ||
 			    !get(f, b + 4 + 20 * cpu + 12, &f->sizes[cpu], 8) ||
-			    f->offs[cpu] % 1024 || f->sizes[cpu] % 1024 ||
+			    f->offs[cpu] % FILE_PAGE || f->sizes[cpu] % FILE_PAGE ||
 			    f->offs[cpu] + f->sizes[cpu] > f->len)
 				return "a CPU's data";
 		buffer = true;
@@ -349,7 +353,9 @@ static const char *v7_walk(const char *path, struct v7_file *f)
  * the end: CPU 1 (the last) filled to its bound with pages that say which
  * they are, so that at the end the metadata lands on the first slot,
  * which the header points at after an odd number of flushes (@flushes 1)
- * and not after an even one (2).
+ * and not after an even one (2).  Its first page is full and follows lost
+ * events: the count, for which the sub-buffer had no room, is in the
+ * file's page after the records, flagged as the kernel flags it.
  */
 static void snapshot_layout(struct __test_metadata *_metadata,
 			    FIXTURE_DATA(rec) *self, int flushes)
@@ -363,7 +369,7 @@ static void snapshot_layout(struct __test_metadata *_metadata,
 	char tmp[PATH_MAX];
 	struct v7_file f = { 0 };
 	struct ivring_rec *w;
-	u64 stamp;
+	u64 stamp, commit;
 	u32 i, n = 0;
 	int k;
 
@@ -378,13 +384,17 @@ static void snapshot_layout(struct __test_metadata *_metadata,
 	for (k = 1; k <= flushes; k++) {
 		for (; n < info.nr_subbufs * k / flushes; n++) {
 			stamp = n + 1;
+			commit = n ? 0 : (1024 - 16) | IVRING_COMMIT_MISSED_EVENTS;
+			pg.len = n ? 0 : 1024 - 16;
+			pg.lost = n ? 0 : 7;
 			memcpy(page, &stamp, 8);
+			memcpy(page + 8, &commit, 8);
 			ASSERT_EQ(0, ivring__rec_page(w, 1, &pg));
 		}
 		ASSERT_EQ(0, ivring__rec_flush(w));
 		ASSERT_EQ(NULL, v7_walk(tmp, &f));
 		ASSERT_EQ(0, f.sizes[0]);
-		ASSERT_EQ(n * 1024, f.sizes[1]);
+		ASSERT_EQ(n * FILE_PAGE, f.sizes[1]);
 		free(f.p);
 	}
 	ASSERT_LT(0, record_all(w, self->r, 1));	/* CPU 0, unflushed */
@@ -392,11 +402,19 @@ static void snapshot_layout(struct __test_metadata *_metadata,
 	ASSERT_FALSE(exists(self->dir, "t.dat.tmp"));
 	ASSERT_EQ(NULL, v7_walk(self->path, &f));
 	ASSERT_LT(0, f.sizes[0]);
-	ASSERT_EQ(info.nr_subbufs * 1024, f.sizes[1]);
+	ASSERT_EQ(info.nr_subbufs * FILE_PAGE, f.sizes[1]);
 	for (i = 0; i < info.nr_subbufs; i++) {
-		memcpy(&stamp, f.p + f.offs[1] + i * 1024, 8);
+		memcpy(&stamp, f.p + f.offs[1] + i * FILE_PAGE, 8);
 		ASSERT_EQ(i + 1, stamp);
 	}
+	memcpy(&commit, f.p + f.offs[1] + 8, 8);
+	ASSERT_EQ((1024 - 16) | IVRING_COMMIT_MISSED_EVENTS |
+		  IVRING_COMMIT_MISSED_STORED, commit);
+	memcpy(&stamp, f.p + f.offs[1] + 16 + 1024 - 16, 8);
+	ASSERT_EQ(7, stamp);
+	/* The rest of a page, after the sub-buffer, is empty. */
+	memcpy(&stamp, f.p + f.offs[1] + FILE_PAGE + 1024, 8);
+	ASSERT_EQ(0, stamp);
 	/* The metadata follows the last CPU's data; the file ends with it. */
 	ASSERT_GT(f.len, f.offs[1] + f.sizes[1]);
 	ASSERT_GT(f.offs[1] + f.sizes[1] + 65536, f.len);

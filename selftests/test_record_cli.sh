@@ -115,6 +115,14 @@ agree "16 KiB sub-buffers" "$shm"
 "$gen" -q -c 2 -s 512K -m overwrite -n 40000 -S "$shm" || exit 1
 agree "an overwrite ring that wrapped" "$shm"
 
+# trace-cmd 3.1.6 reads a page smaller than 4 KiB only up to the first
+# 4 KiB boundary of the file: such sub-buffers go in 4 KiB pages.
+"$gen" -q -c 2 -b 1K -s 1M -n 3000 -S "$shm" || exit 1
+agree "1 KiB sub-buffers, in 4 KiB pages" "$shm"
+
+"$gen" -q -c 2 -b 256 -s 512K -m overwrite -n 20000 -S "$shm" || exit 1
+agree "256-byte sub-buffers of an overwrite ring that wrapped" "$shm"
+
 # --- loss, as the kernel marks it --------------------------------------
 
 count_cpu() {
