@@ -69,29 +69,36 @@ static u64 mono_ns(void)
 	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* Go to sub-buffer @seq: nothing of the current copy carries over. */
+static void move_to(struct ivr_cpu *c, u64 seq)
+{
+	c->seq = seq;
+	c->off = 0;
+	c->page_loaded = false;
+	c->page_bad = false;
+}
+
 void ivr_cpu_store_pos(struct ivring *r, u32 cpu)
 {
 	struct ivr_cpu *c = &r->cpus[cpu];
 
-	if (r->peek)
-		return;
-	/* The ticket first: a reader that dies between the two stores resumes
-	 * at most one event early, which it then counts as delivered. */
 	/*
 	 * Less the loss not yet reported with an event: the next reader
 	 * finds it again from the tickets and reports it.
 	 */
+	c->stored_ticket = c->ticket - c->pending_lost;
+	c->stored_pos = IVRING_POS(c->seq, c->off);
+	if (r->peek)
+		return;
+	/* The ticket first: a reader that dies between the two stores resumes
+	 * at most one event early, which it then counts as delivered. */
 	__atomic_store_n(&ivr_host_cpu(r, cpu)->consumer_ticket,
-			 c->ticket - c->pending_lost, __ATOMIC_RELAXED);
+			 c->stored_ticket, __ATOMIC_RELAXED);
 	/* Paired with the writer's acquire in consumer_seq(): we are done
 	 * with every byte before this position. */
-	STORE_REL(&ivr_host_cpu(r, cpu)->consumer_pos, IVRING_POS(c->seq, c->off));
+	STORE_REL(&ivr_host_cpu(r, cpu)->consumer_pos, c->stored_pos);
 }
 
-/*
- * Cursors for the generation in r->hdr.  Writes nothing to the segment:
- * ivr_claim() does, once the caller cannot fail any more.
- */
 /*
  * Everything returned on @cpu so far is consumed, unless the caller
  * consumes only at ivring__commit().
@@ -102,9 +109,48 @@ void ivr_cpu_consumed(struct ivring *r, u32 cpu)
 		ivr_cpu_store_pos(r, cpu);
 }
 
+/*
+ * Put @cpu's cursor at @pos, the first event not consumed, whose ticket is
+ * @ticket; @cs is the CPU's commit_seq.  A position whose page the writer
+ * has reused since, or that does not hold together, starts at the oldest
+ * page: the ticket then counts what went with it.  Returns false when
+ * @pos lies beyond what the writer has published.
+ */
+bool ivr_cpu_place(struct ivring *r, u32 cpu, u64 pos, u64 ticket, u64 cs)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+	u64 seq = IVRING_POS_SEQ(pos);
+	u32 off = IVRING_POS_OFF(pos);
+
+	move_to(c, oldest_seq(r, cs));
+	c->ticket = ticket;
+	c->ticket_known = true;
+	c->pending_lost = 0;
+	c->have_ev = false;
+	c->heap_idx = -1;
+	c->cs_copied = cs;
+	if (seq > cs)
+		return false;
+	if (seq >= oldest_seq(r, cs) && off <= r->rec_area &&
+	    !(off % IVRING_RECORD_ALIGN)) {
+		c->seq = seq;
+		c->off = off;
+	}
+	return true;
+}
+
+/* The ticket the writer gives its next event on @cpu, for messages only. */
+static u64 next_ticket(struct ivring *r, u32 cpu)
+{
+	const struct ivring_cpu *sc = ivr_shared_cpu(r, cpu);
+
+	return LOAD(&sc->entries) + LOAD(&sc->dropped);
+}
+
 int ivr_attach(struct ivring *r)
 {
 	struct ivring_host *host = ivr_host(r);
+	u64 file_id;
 	bool resume;
 	u32 cpu;
 	int ret;
@@ -119,33 +165,32 @@ int ivr_attach(struct ivring *r)
 
 	/* A consumer of this generation left positions: continue from them. */
 	resume = !r->peek && LOAD(&host->generation) == r->hdr.generation;
+	file_id = LOAD(&host->file_id);
+	r->resumed = !resume ? IVRING_RESUMED_START :
+		     file_id && file_id != r->file_id ? IVRING_RESUMED_COPIED :
+							IVRING_RESUMED_POSITIONS;
+	r->may_repeat = 0;
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
 		struct ivr_cpu *c = &r->cpus[cpu];
 		u64 cs = LOAD_ACQ(&ivr_shared_cpu(r, cpu)->commit_seq);
-		u64 pos = resume ? LOAD(&ivr_host_cpu(r, cpu)->consumer_pos) : 0;
-		u64 seq = IVRING_POS_SEQ(pos);
-		u32 off = IVRING_POS_OFF(pos);
+		struct ivring_host_cpu *hc = ivr_host_cpu(r, cpu);
+		u64 next;
 
 		c->selected = true;
-		c->heap_idx = -1;
-		c->cs_copied = cs;
+		/* Ahead of the writer, a position is taken as gone, too. */
+		if (resume)
+			ivr_cpu_place(r, cpu, LOAD(&hc->consumer_pos),
+				      LOAD(&hc->consumer_ticket), cs);
+		else
+			ivr_cpu_place(r, cpu, 0, 0, cs);
 		/*
-		 * A consumer owes an account of every event since the one it
-		 * resumes at, or since ticket 0 when it starts with the
-		 * generation.  A snapshot does not: another reader may have
-		 * consumed them.
+		 * A snapshot owes no account of what came before: another
+		 * reader may have consumed it.
 		 */
 		c->ticket_known = !r->peek;
-		if (resume)
-			c->ticket = LOAD(&ivr_host_cpu(r, cpu)->consumer_ticket);
-		if (resume && seq <= cs && seq >= oldest_seq(r, cs) &&
-		    off <= r->rec_area && !(off % IVRING_RECORD_ALIGN)) {
-			c->seq = seq;
-			c->off = off;
-		} else {
-			/* Gone meanwhile: the ticket counts what went with it. */
-			c->seq = oldest_seq(r, cs);
-		}
+		next = next_ticket(r, cpu);
+		if (r->resumed == IVRING_RESUMED_COPIED && next > c->ticket)
+			r->may_repeat += next - c->ticket;
 	}
 
 	/* Copied and checked now; libtraceevent parses them when needed. */
@@ -173,6 +218,7 @@ void ivr_claim(struct ivring *r)
 	 */
 	STORE_REL(&host->generation, r->hdr.generation);
 	STORE_REL(&host->reader_pid, (u32)getpid());
+	STORE_REL(&host->file_id, r->file_id);
 	STORE_REL(&host->heartbeat, mono_ns());
 }
 
@@ -202,14 +248,6 @@ void ivr_heartbeat(struct ivring *r)
 		STORE_REL(&ivr_host(r)->heartbeat, mono_ns());
 }
 
-/* Go to sub-buffer @seq: nothing of the current copy carries over. */
-static void move_to(struct ivr_cpu *c, u64 seq)
-{
-	c->seq = seq;
-	c->off = 0;
-	c->page_loaded = false;
-	c->page_bad = false;
-}
 
 /*
  * Does @desc_seq, read back from the descriptor of sub-buffer @seq after

@@ -65,6 +65,8 @@ struct ivr_cpu {
 	struct ivring_event ev;
 	u32 ev_end;		/* off after ev, to consume it */
 	u64 pending_lost;	/* lost events to attach to the next event */
+	u64 stored_pos;		/* the consumer position stored last, */
+	u64 stored_ticket;	/* and its ticket: what a checkpoint saves */
 	/* counters for ivring_cpu_stats */
 	u64 read;
 	u64 lost;
@@ -107,6 +109,9 @@ struct ivring {
 	bool attached;		/* cursors and formats are of hdr.generation */
 	int gone;		/* -errno once the mapping faulted: dead */
 	char *path;
+	u64 file_id;		/* ivring_host.file_id of this file, here */
+	u32 resumed;		/* IVRING_RESUMED_*: where this generation began */
+	u64 may_repeat;		/* IVRING_RESUMED_COPIED: events we may repeat */
 	struct ivring_header hdr;	/* validated copy of the live header */
 	u32 rec_area;			/* subbuf_size - sizeof(ivring_subbuf_hdr) */
 	struct ivr_cpu *cpus;		/* ncpus entries */
@@ -199,6 +204,7 @@ int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
 		      struct ivring_page *pg, u8 *out,
 		      const struct ivr_event_hook *hook);
 void ivr_cpu_store_pos(struct ivring *r, u32 cpu);
+bool ivr_cpu_place(struct ivring *r, u32 cpu, u64 pos, u64 ticket, u64 cs);
 void ivr_cpu_consumed(struct ivring *r, u32 cpu);
 void ivr_claim(struct ivring *r);
 int ivr_begin_call(struct ivring *r);

@@ -106,8 +106,30 @@ struct ivring_info {
 	uint32_t clock_id;
 	char clock_name[17];
 	bool peek;		/* this handle consumes nothing */
+	/* Since 1.3: where reading of this generation began. */
+	uint32_t resumed;	/* IVRING_RESUMED_* */
+	uint64_t may_repeat;	/* IVRING_RESUMED_COPIED: see there */
 };
 IVRING_API int ivring__info(struct ivring *r, struct ivring_info *info);
+
+/* ivring_info.resumed */
+enum {
+	/* At the oldest event kept: no consumer of this generation before. */
+	IVRING_RESUMED_START = 0,
+	/* Where the last consumer of this file stopped (its host area). */
+	IVRING_RESUMED_POSITIONS = 1,
+	/*
+	 * From positions that a consumer stored through another file, which
+	 * was copied to this one: a live migration copies the segment, the
+	 * host area with it, but only as it was when its page was sent.
+	 * Events that the other consumer delivered after that come again, at
+	 * most may_repeat of them (those that were in the segment when this
+	 * handle attached).  A checkpoint avoids it.
+	 */
+	IVRING_RESUMED_COPIED = 2,
+	/* From a checkpoint: ivring__checkpoint_load(). */
+	IVRING_RESUMED_CHECKPOINT = 3,
+};
 
 struct ivring_event {
 	unsigned int cpu;
@@ -313,6 +335,32 @@ IVRING_API int ivring__format_stats(struct ivring *r,
  */
 IVRING_API int ivring__snprint(struct ivring *r, const struct ivring_event *ev,
 			       char *buf, size_t len);
+
+/*
+ * Hand-over between two consumers of one guest's events that do not share
+ * the segment's file, as across a live migration: the source host's reader
+ * saves where it stopped, the destination's starts from there.  Together
+ * they deliver each event once (kmod/RING-DESIGN, section 9).
+ *
+ * ivring__checkpoint_save() writes, to @path (atomically: a temporary file
+ * renamed), the consumer position and ticket of every CPU as they were
+ * last consumed (ivring__commit(), or each event with implicit commits),
+ * with the generation and layout they belong to.  Errors: -EINVAL (a
+ * snapshot handle consumes nothing), -ESTALE (between generations), the
+ * errors of writing the file.
+ *
+ * ivring__checkpoint_load() moves a consuming or snapshot handle that has
+ * returned nothing yet to the checkpoint's positions, and a consuming one
+ * stores them for the guest.  Errors: -ENOENT, -EINVAL (not a checkpoint,
+ * or one of another layout), -ESTALE (of another generation: the guest
+ * re-formatted the segment since, so the handle stays at the new one's
+ * start, which nobody has read), -ERANGE (positions beyond what this
+ * segment holds: not a copy of the one the checkpoint was saved from),
+ * -EBUSY (events were returned already).  A position whose events the
+ * writer has overwritten since counts them lost, as any resume does.
+ */
+IVRING_API int ivring__checkpoint_save(struct ivring *r, const char *path);
+IVRING_API int ivring__checkpoint_load(struct ivring *r, const char *path);
 
 /*
  * Recording: the pages of ivring__read_page(), written as they are into a

@@ -185,6 +185,34 @@ int ivr_load_header(struct ivring *r)
 	return 0;
 }
 
+
+/*
+ * ivring_host.file_id of this file on this host: the boot id tells hosts
+ * (and boots) apart, the device and inode the files of one host.  FNV-1a;
+ * never 0, which means "not known".
+ */
+static u64 file_id(const struct stat *st)
+{
+	u64 v[2] = { st->st_dev, st->st_ino };
+	char boot[64] = "";
+	u64 h = 0xcbf29ce484222325ULL;
+	const u8 *p;
+	size_t i;
+	FILE *f;
+
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (f) {
+		if (!fgets(boot, sizeof(boot), f))
+			boot[0] = '\0';
+		fclose(f);
+	}
+	for (p = (const u8 *)boot; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	for (p = (const u8 *)v, i = 0; i < sizeof(v); i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h ? h : 1;
+}
+
 static int map_file(struct ivring *r, const char *path, bool rdonly)
 {
 	struct stat st;
@@ -212,6 +240,7 @@ static int map_file(struct ivring *r, const char *path, bool rdonly)
 		return ivr_err(r, -errno, "%s: %s", r->path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return ivr_err(r, -ENOTTY, "%s: not a regular file", r->path);
+	r->file_id = file_id(&st);
 	if ((size_t)st.st_size < sizeof(struct ivring_header))
 		return ivr_err(r, -ENOTTY,
 			       "%s: not an ivring segment (file is %lld bytes); is the module loaded in the guest?",
@@ -382,6 +411,8 @@ static int info_mapped(struct ivring *r, void *arg)
 	memcpy(i.clock_name, h->clock_name, sizeof(h->clock_name));
 	i.clock_name[sizeof(h->clock_name)] = '\0';
 	i.peek = r->peek;
+	i.resumed = r->resumed;
+	i.may_repeat = r->may_repeat;
 	/* A caller built against an older, shorter struct gets its part. */
 	memcpy(info, &i, info->sz < sizeof(i) ? info->sz : sizeof(i));
 	return 0;

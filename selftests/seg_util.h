@@ -212,6 +212,16 @@ seg_write_seq(struct seg *s, unsigned int cpu, u64 seq, u32 origin)
 	return ivring_write(&s->w, cpu, &e, sizeof(e));
 }
 
+/* The seq of a synth:seq event, ~0 for any other event. */
+static __attribute__((unused)) u64 seg_seq_of(const struct ivring_event *ev)
+{
+	uint64_t seq = ~0ULL;
+	uint32_t cpu, origin;
+
+	synth_check_seq(ev->data, ev->size, &seq, &cpu, &origin);
+	return seq;
+}
+
 /* Write a synth:blob with @len data bytes; 0 or -ENOSPC. */
 static __attribute__((unused)) int
 seg_write_blob(struct seg *s, unsigned int cpu, u64 seq, u32 len)

@@ -100,7 +100,8 @@ TEST(field_offsets)
 	EXPECT_OFF(ivring_host, heartbeat, 8);
 	EXPECT_OFF(ivring_host, reader_pid, 16);
 	EXPECT_OFF(ivring_host, reserved0, 20);
-	EXPECT_OFF(ivring_host, reserved, 24);
+	EXPECT_OFF(ivring_host, file_id, 24);
+	EXPECT_OFF(ivring_host, reserved, 32);
 	EXPECT_OFF(ivring_host, sync_request, 64);
 
 	EXPECT_OFF(ivring_host_cpu, consumer_pos, 0);

@@ -11,15 +11,6 @@
 
 #define NR_EVENTS	2000
 
-static u64 seq_of(const struct ivring_event *ev)
-{
-	uint64_t seq = ~0ULL;
-	uint32_t cpu, origin;
-
-	synth_check_seq(ev->data, ev->size, &seq, &cpu, &origin);
-	return seq;
-}
-
 /* Read @n events (all of them: n < 0) and check they run on from @first. */
 static int read_run(struct ivring *r, u64 first, int n, u64 *next)
 {
@@ -30,9 +21,9 @@ static int read_run(struct ivring *r, u64 first, int n, u64 *next)
 		ret = ivring__next(r, &ev);
 		if (ret != 1)
 			break;
-		if (seq_of(&ev) != first + i || ev.lost) {
+		if (seg_seq_of(&ev) != first + i || ev.lost) {
 			fprintf(stderr, "# seq %llu lost %llu, want %llu\n",
-				(unsigned long long)seq_of(&ev),
+				(unsigned long long)seg_seq_of(&ev),
 				(unsigned long long)ev.lost,
 				(unsigned long long)(first + i));
 			return -1;
@@ -103,7 +94,7 @@ TEST_F(consumer, implicit_commit)
 	ivring__close(r);
 	ASSERT_EQ(0, seg_open(&self->s, 0, &r));
 	ASSERT_EQ(1, ivring__next(r, &ev));
-	ASSERT_EQ(500, seq_of(&ev));
+	ASSERT_EQ(500, seg_seq_of(&ev));
 	ivring__close(r);
 }
 

@@ -13,15 +13,6 @@
 
 #define NR_EVENTS	3000
 
-static u64 seq_of(const struct ivring_event *ev)
-{
-	uint64_t seq = ~0ULL;
-	uint32_t cpu, origin;
-
-	synth_check_seq(ev->data, ev->size, &seq, &cpu, &origin);
-	return seq;
-}
-
 FIXTURE(resume)
 {
 	struct seg s;
@@ -66,11 +57,11 @@ static int drain_from(struct seg *s, u64 first, bool or_next)
 	if (seg_open(s, 0, &r))
 		return -1;
 	while ((ret = ivring__next(r, &ev)) == 1) {
-		if (want == first && or_next && seq_of(&ev) == first + 1)
+		if (want == first && or_next && seg_seq_of(&ev) == first + 1)
 			want++;
-		if (seq_of(&ev) != want || ev.lost) {
+		if (seg_seq_of(&ev) != want || ev.lost) {
 			fprintf(stderr, "# got seq %llu lost %llu, want %llu\n",
-				(unsigned long long)seq_of(&ev),
+				(unsigned long long)seg_seq_of(&ev),
 				(unsigned long long)ev.lost,
 				(unsigned long long)want);
 			ivring__close(r);
@@ -93,7 +84,7 @@ TEST_F(resume, closed_reader)
 	ASSERT_EQ(0, seg_open(&self->s, 0, &r));
 	for (i = 0; i < 1234; i++) {
 		ASSERT_EQ(1, ivring__next(r, &ev));
-		ASSERT_EQ(i, seq_of(&ev));
+		ASSERT_EQ(i, seg_seq_of(&ev));
 	}
 	ivring__close(r);
 	/* Closed after handling 1234 events: the next reader starts after. */
@@ -128,7 +119,7 @@ TEST_F(resume, vanished_reader)
 		if (seg_open(&self->s, 0, &r))
 			_exit(2);
 		for (i = 0; i < 700; i++)
-			if (ivring__next(r, &ev) != 1 || seq_of(&ev) != (u64)i)
+			if (ivring__next(r, &ev) != 1 || seg_seq_of(&ev) != (u64)i)
 				_exit(3);
 		_exit(0);
 	}
@@ -160,7 +151,7 @@ TEST_F(resume, killed_reader)
 		if (seg_open(&self->s, 0, &r))
 			_exit(2);
 		while (ivring__next(r, &ev) == 1) {
-			got = seq_of(&ev);
+			got = seg_seq_of(&ev);
 			if (write(fds[1], &got, sizeof(got)) != sizeof(got))
 				_exit(3);
 			nanosleep(&slow, NULL);
@@ -209,7 +200,7 @@ TEST(resume_after_overwrite)
 	ASSERT_EQ(0, seg_open(&s, 0, &r));
 	for (n = 0; n < 50; n++) {
 		ASSERT_EQ(1, ivring__next(r, &ev));
-		ASSERT_EQ(n, seq_of(&ev));
+		ASSERT_EQ(n, seg_seq_of(&ev));
 	}
 	ivring__close(r);
 
@@ -218,13 +209,13 @@ TEST(resume_after_overwrite)
 		ASSERT_EQ(0, seg_write_seq(&s, 0, i, 0));
 	ASSERT_EQ(0, seg_open(&s, 0, &r));
 	ASSERT_EQ(1, ivring__next(r, &ev));
-	first = seq_of(&ev);
+	first = seg_seq_of(&ev);
 	TH_LOG("resumed at event %llu, %llu reported lost",
 	       (unsigned long long)first, (unsigned long long)ev.lost);
 	EXPECT_LT(50, first);
 	EXPECT_EQ(first - 50, ev.lost);
 	for (i = first + 1; (n = ivring__next(r, &ev)) == 1; i++) {
-		ASSERT_EQ(i, seq_of(&ev));
+		ASSERT_EQ(i, seg_seq_of(&ev));
 		ASSERT_EQ(0, ev.lost);
 	}
 	EXPECT_EQ(0, n);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "libivring.h"
 #include "read_common.h"
@@ -18,11 +19,18 @@
 #define OPEN_RETRY_NS	2000000000ULL
 
 volatile sig_atomic_t stop_requested;
+volatile sig_atomic_t drain_requested;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
+}
+
+static void on_drain(int sig)
+{
+	(void)sig;
+	drain_requested = 1;
 }
 
 void read_signals(void)
@@ -32,6 +40,9 @@ void read_signals(void)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_drain;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
 	/* A closed pipe ends the output, but not before we flush and count. */
 	signal(SIGPIPE, SIG_IGN);
 }
@@ -107,6 +118,70 @@ int open_segment(const char *path, bool peek, bool follow, struct ivring **r)
 		tool_warn("%s", err[0] ? err : strerror(-ret));
 		return exit_code(ret);
 	}
+	return 0;
+}
+
+int wait_checkpoint(const char *ckpt, bool follow, bool *stop)
+{
+	bool told = false;
+
+	*stop = false;
+	while (access(ckpt, F_OK)) {
+		if (errno != ENOENT || !follow) {
+			tool_warn("--resume %s: %s", ckpt, strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		if (!told)
+			tool_warn("waiting for the checkpoint %s (Ctrl-C to quit)", ckpt);
+		told = true;
+		if (stop_requested) {
+			*stop = true;
+			return 0;
+		}
+		sleep_ns(BACKOFF_MAX_NS);
+	}
+	return 0;
+}
+
+int start_reading(struct ivring *r, const char *ckpt)
+{
+	struct ivring_info info = { .sz = sizeof(info) };
+	int ret;
+
+	if (ckpt) {
+		ret = ivring__checkpoint_load(r, ckpt);
+		if (ret == -ESTALE) {
+			/* Nobody read the new generation: its start is right. */
+			tool_warn("%s; reading the new generation from its start",
+				  ivring__errmsg(r));
+		} else if (ret) {
+			tool_warn("%s", ivring__errmsg(r));
+			return ret == -EINVAL || ret == -ERANGE ? EXIT_USAGE :
+								  EXIT_RUNTIME;
+		}
+	}
+	if (ivring__info(r, &info))
+		return 0;
+	if (info.resumed == IVRING_RESUMED_CHECKPOINT)
+		tool_warn("resuming from the checkpoint %s (generation %" PRIu64 ")",
+			  ckpt, info.generation);
+	else if (info.resumed == IVRING_RESUMED_COPIED)
+		tool_warn("resuming from positions that came with a copy of the segment (a live migration without a checkpoint?): they may be older than what the reader before delivered; up to %" PRIu64 " events may be repeated",
+			  info.may_repeat);
+	return 0;
+}
+
+int save_checkpoint(struct ivring *r, const char *ckpt)
+{
+	struct ivring_info info = { .sz = sizeof(info) };
+
+	if (ivring__checkpoint_save(r, ckpt)) {
+		tool_warn("%s", ivring__errmsg(r));
+		return EXIT_RUNTIME;
+	}
+	ivring__info(r, &info);
+	tool_warn("checkpoint saved to %s (generation %" PRIu64 ")", ckpt,
+		  info.generation);
 	return 0;
 }
 

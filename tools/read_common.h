@@ -22,6 +22,11 @@ struct ivring;
 
 /* Set by SIGINT and SIGTERM (read_signals()). */
 extern volatile sig_atomic_t stop_requested;
+/*
+ * Set by SIGUSR1: read what the segment holds now, then end (the source's
+ * reader of a live migration, told that the migration completed).
+ */
+extern volatile sig_atomic_t drain_requested;
 
 /*
  * SA_RESTART: a write into a slow pipe or disk is not cut short, so nothing
@@ -49,6 +54,21 @@ const char *segment_arg(int argc, char **argv, const char *prog);
  * what only a reader knows; @cpus: a bitmap of the CPUs to show, NULL: all.
  */
 void print_stats(struct ivring *r, const unsigned long *cpus);
+/*
+ * --resume: wait for the checkpoint file @ckpt when @follow (the source's
+ * reader writes it once the migration completed), before the segment is
+ * opened: until then the destination's copy is still arriving.  Returns 0,
+ * or an exit code, having said why; *stop when Ctrl-C ended the wait.
+ */
+int wait_checkpoint(const char *ckpt, bool follow, bool *stop);
+/*
+ * Start @r, just opened, at the checkpoint @ckpt (NULL: none), and say
+ * where reading starts when that is not where the last reader of this
+ * file stopped.  Returns 0 or an exit code.
+ */
+int start_reading(struct ivring *r, const char *ckpt);
+/* --checkpoint: save where @r stopped, and say so.  0 or an exit code. */
+int save_checkpoint(struct ivring *r, const char *ckpt);
 /* One line when some of the segment's event formats were skipped. */
 void warn_skipped_formats(struct ivring *r, const char *path);
 

@@ -262,6 +262,12 @@ struct ivring_format {
  *		to; the guest ignores them while it differs from its own.
  * @heartbeat:	host CLOCK_MONOTONIC ns, advanced by a reader that is alive.
  * @reader_pid:	pid of the consuming reader, for diagnostics only.
+ * @file_id:	the reader's id of the file it stored the positions through
+ *		(a hash of the host's boot id and the file's device and inode).
+ *		A reader that finds another one resumes from positions that
+ *		came with a copy of the segment, as a live migration copies it,
+ *		and may be older than what that reader delivered.  Zero: not
+ *		known.  Between readers only; the guest never reads it.
  * @reserved:	zero.
  * @sync_request: reserved for host/guest clock synchronisation.
  */
@@ -270,7 +276,8 @@ struct ivring_host {
 	__u64 heartbeat;
 	__u32 reader_pid;
 	__u32 reserved0;
-	__u64 reserved[5];
+	__u64 file_id;
+	__u64 reserved[4];
 	__u64 sync_request[8];
 };
 
@@ -364,6 +371,7 @@ __IVRING_OFF(ivring_format, text_len, 8);
 __IVRING_SIZE(ivring_host, 2 * IVRING_CACHELINE);
 __IVRING_OFF(ivring_host, heartbeat, 8);
 __IVRING_OFF(ivring_host, reader_pid, 16);
+__IVRING_OFF(ivring_host, file_id, 24);
 __IVRING_OFF(ivring_host, sync_request, IVRING_CACHELINE);
 
 __IVRING_SIZE(ivring_host_cpu, IVRING_CACHELINE);
