@@ -414,7 +414,7 @@ clean:
 DEB_PKGS	:= build-essential make pkg-config xz-utils libtraceevent-dev \
 		   liburcu-dev linux-source-6.1 babeltrace2 trace-cmd \
 		   kernelshark xvfb xauth imagemagick xdotool \
-		   qemu-system-x86 busybox-static cpio kmod procps dkms \
+		   qemu-system-x86 busybox-static socat cpio kmod procps dkms \
 		   linux-headers-amd64 linux-image-amd64 \
 		   linux-headers-rt-amd64 linux-image-rt-amd64 \
 		   linux-headers-6.12-amd64 linux-image-6.12-amd64 \

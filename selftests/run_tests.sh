@@ -7,7 +7,7 @@
 #   every selftests/test_*.c program under plain and asan (ASan + UBSan),
 #   the concurrent ones, selftests/test_mt_*.c, under tsan too,
 #   every selftests/test_*.sh once, with the plain build,
-#   every selftests/vm/*.sh (but lib.sh) once: each boots TCG guests with
+#   every selftests/vm/*.sh (but lib*.sh) once: each boots TCG guests with
 #   build/module/ivring.ko, so the build before us made the module too;
 #   then a smoke set of them on every other kernel that the build made a
 #   module for, build/module-VERSION/ (make modules-all),
@@ -279,7 +279,7 @@ vm_suite() {
 	for script in "$here"/vm/*.sh; do
 		[ -e "$script" ] || continue
 		name=$(basename "$script" .sh)
-		[ "$name" = lib ] && continue
+		case $name in lib | lib_*) continue ;; esac
 		[ $# -eq 0 ] || [[ " $* " == *" $name "* ]] || continue
 		selected "$variant/$name" || continue
 		shm_before=$(ls /dev/shm)

@@ -122,6 +122,47 @@ truncate -s 524288 "$tmp/short"
 fails_with "truncated file" 3 \
 	"segment truncated: header says 1048576 bytes, file has 524288" -p "$tmp/short"
 
+# The hand-over of a live migration, with cp for the migration: a reader
+# consumed CPU 0 when the file was copied, and CPU 1 after that.
+cp "$seg" "$tmp/ck.seg"
+"$read_bin" -C 0 "$tmp/ck.seg" >/dev/null 2>&1
+cp "$tmp/ck.seg" "$tmp/ck2.seg"
+cp "$tmp/ck.seg" "$tmp/ck3.seg"
+"$read_bin" -C 1 --checkpoint "$tmp/ck" "$tmp/ck.seg" >/dev/null 2>"$tmp/err"
+if grep -q "^ivring-read: checkpoint saved to $tmp/ck (generation " "$tmp/err" &&
+   grep -q '^cpu 1 ' "$tmp/ck"; then
+	ok "--checkpoint saves where the reader stopped"
+else
+	not_ok "--checkpoint saves where the reader stopped"
+	sed 's/^/# /' "$tmp/err"
+fi
+"$read_bin" --resume "$tmp/ck" "$tmp/ck2.seg" >"$tmp/out" 2>"$tmp/err"
+if [ $? -eq 0 ] && [ ! -s "$tmp/out" ] &&
+   grep -q "^ivring-read: resuming from the checkpoint $tmp/ck " "$tmp/err"; then
+	ok "--resume of the copy delivers nothing again"
+else
+	not_ok "--resume of the copy delivers nothing again"
+	sed 's/^/# /' "$tmp/err" "$tmp/out"
+fi
+"$read_bin" "$tmp/ck3.seg" >"$tmp/out" 2>"$tmp/err"
+if [ "$(grep -c '\[001\]' "$tmp/out")" -gt 0 ] &&
+   grep -q "came with a copy of the segment.*up to [1-9][0-9]* events may be repeated" "$tmp/err"; then
+	ok "without --resume, the copy's reader says it may repeat, and how many"
+else
+	not_ok "without --resume, the copy's reader says it may repeat, and how many"
+	sed 's/^/# /' "$tmp/err"
+fi
+fails_with "--checkpoint with --peek" 2 "a --peek reader consumes nothing" \
+	-p --checkpoint "$tmp/ck.p" "$seg"
+fails_with "--resume without the file" 1 "--resume $tmp/nock: No such file or directory" \
+	--resume "$tmp/nock" "$tmp/ck2.seg"
+echo junk >"$tmp/junk.ck"
+fails_with "--resume of no checkpoint" 2 "$tmp/junk.ck: not a whole ivring checkpoint" \
+	--resume "$tmp/junk.ck" "$tmp/ck2.seg"
+fails_with "--resume of another segment's checkpoint" 2 \
+	"$tmp/ck: saved from a segment of 1048576 bytes, 2 CPUs, 93 sub-buffers of 4096 bytes; this one has 1048576, 1, 2 of 256" \
+	--resume "$tmp/ck" "$tmp/lost.seg"
+
 # Follow: prints what is there, waits without spinning, ends on SIGTERM.
 "$read_bin" -f -p "$seg" >"$tmp/out" 2>"$tmp/err" &
 bg=$!

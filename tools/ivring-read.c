@@ -33,7 +33,6 @@
 
 #define MAX_PATTERNS	64
 
-enum { OPT_CHECKPOINT = 256, OPT_RESUME };
 #define NR_TYPES	65536
 
 struct read_opts {
@@ -43,8 +42,7 @@ struct read_opts {
 	unsigned int nr_patterns;
 	unsigned long *cpus;	/* bitmap of --cpu, NULL: all */
 	unsigned int max_cpu;	/* highest CPU named in --cpu */
-	const char *checkpoint;	/* --checkpoint: save to it at the end */
-	const char *resume;	/* --resume: start from it */
+	struct handover handover;
 	bool follow;
 	bool peek;
 	bool stats;
@@ -78,18 +76,10 @@ static void usage(FILE *f)
 "                        segment (implied when the file is read-only)\n"
 "  -s, --stats           at the end, print per-CPU statistics to stderr in\n"
 "                        the wording of tracefs per_cpu/cpuN/stats\n"
-"      --checkpoint FILE when the reader ends, save where it stopped to\n"
-"                        FILE, for the --resume of a reader of a copy of\n"
-"                        the segment (a live migration's destination)\n"
-"      --resume FILE     start where the checkpoint FILE says, not where\n"
-"                        the segment's host area says; with --follow, wait\n"
-"                        for FILE to appear first\n"
+HANDOVER_USAGE
 "  -h, --help            this text\n"
 "\n"
-"Live migration: SIGUSR1 makes a reader read what the segment holds and\n"
-"end, as Ctrl-C does after that.  Tell the source host's reader once the\n"
-"migration completed; its --checkpoint then lets the destination's reader\n"
-"(--resume) deliver every event the source's did not, and none twice.\n"
+HANDOVER_HELP
 "\n"
 "ivring-read record writes a trace.dat or a CTF trace instead of text,\n"
 "copying pages and decoding nothing: see ivring-read record --help.\n"
@@ -173,21 +163,16 @@ static void parse_args(int argc, char **argv, struct read_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "peek", no_argument, NULL, 'p' },
 		{ "stats", no_argument, NULL, 's' },
-		{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
-		{ "resume", required_argument, NULL, OPT_RESUME },
+		HANDOVER_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	while ((c = getopt_long(argc, argv, "fe:C:o:psh", longopts, NULL)) != -1) {
+		if (handover_opt(c, optarg, &o->handover))
+			continue;
 		switch (c) {
-		case OPT_CHECKPOINT:
-			o->checkpoint = optarg;
-			break;
-		case OPT_RESUME:
-			o->resume = optarg;
-			break;
 		case 'f':
 			o->follow = true;
 			break;
@@ -223,10 +208,6 @@ static void parse_args(int argc, char **argv, struct read_opts *o)
 		}
 	}
 	o->path = segment_arg(argc, argv, PROG);
-	if (o->peek && o->checkpoint) {
-		tool_warn("--checkpoint: a --peek reader consumes nothing, so it has no checkpoint to hand over");
-		exit(EXIT_USAGE);
-	}
 }
 
 
@@ -447,18 +428,8 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	read_signals();
 
-	if (o.resume) {
-		bool stop;
-
-		err = wait_checkpoint(o.resume, o.follow, &stop);
-		if (err || stop)
-			goto out;
-	}
-	err = open_segment(o.path, o.peek, o.follow, &r);
+	err = handover_open(o.path, o.peek, o.follow, &o.handover, &r);
 	if (err || !r)
-		goto out;
-	err = start_reading(r, o.resume);
-	if (err)
 		goto out;
 	warn_skipped_formats(r, o.path);
 	err = select_cpus(r, &o);
@@ -487,13 +458,7 @@ int main(int argc, char **argv)
 	}
 
 	err = read_loop(r, &o, out, want, &n);
-	/* What was written out, also when writing failed: that is exact. */
-	if (o.checkpoint) {
-		int ret = save_checkpoint(r, o.checkpoint);
-
-		if (!err)
-			err = ret;
-	}
+	err = handover_end(r, &o.handover, err);
 	if (o.stats)
 		print_stats(r, o.cpus);
 	fprintf(stderr, PROG ": %" PRIu64 " events read", n.events);

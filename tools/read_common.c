@@ -121,7 +121,17 @@ int open_segment(const char *path, bool peek, bool follow, struct ivring **r)
 	return 0;
 }
 
-int wait_checkpoint(const char *ckpt, bool follow, bool *stop)
+bool handover_opt(int c, const char *arg, struct handover *h)
+{
+	if (c == OPT_CHECKPOINT)
+		h->checkpoint = arg;
+	else if (c == OPT_RESUME)
+		h->resume = arg;
+	return c == OPT_CHECKPOINT || c == OPT_RESUME;
+}
+
+/* 0 once @ckpt exists; *stop if Ctrl-C came first; or an exit code. */
+static int wait_checkpoint(const char *ckpt, bool follow, bool *stop)
 {
 	bool told = false;
 
@@ -143,7 +153,7 @@ int wait_checkpoint(const char *ckpt, bool follow, bool *stop)
 	return 0;
 }
 
-int start_reading(struct ivring *r, const char *ckpt)
+static int start_at(struct ivring *r, const char *ckpt)
 {
 	struct ivring_info info = { .sz = sizeof(info) };
 	int ret;
@@ -171,18 +181,47 @@ int start_reading(struct ivring *r, const char *ckpt)
 	return 0;
 }
 
-int save_checkpoint(struct ivring *r, const char *ckpt)
+int handover_open(const char *path, bool peek, bool follow,
+		  const struct handover *h, struct ivring **r)
+{
+	bool stop;
+	int err;
+
+	*r = NULL;
+	if (peek && h->checkpoint) {
+		tool_warn("--checkpoint: a --peek reader consumes nothing, so it has nothing to hand over");
+		return EXIT_USAGE;
+	}
+	if (h->resume) {
+		err = wait_checkpoint(h->resume, follow, &stop);
+		if (err || stop)
+			return err;
+	}
+	err = open_segment(path, peek, follow, r);
+	if (err || !*r)
+		return err;
+	err = start_at(*r, h->resume);
+	if (err) {
+		ivring__close(*r);
+		*r = NULL;
+	}
+	return err;
+}
+
+int handover_end(struct ivring *r, const struct handover *h, int err)
 {
 	struct ivring_info info = { .sz = sizeof(info) };
 
-	if (ivring__checkpoint_save(r, ckpt)) {
+	if (!r || !h->checkpoint)
+		return err;
+	if (ivring__checkpoint_save(r, h->checkpoint)) {
 		tool_warn("%s", ivring__errmsg(r));
-		return EXIT_RUNTIME;
+		return err ? err : EXIT_RUNTIME;
 	}
 	ivring__info(r, &info);
-	tool_warn("checkpoint saved to %s (generation %" PRIu64 ")", ckpt,
-		  info.generation);
-	return 0;
+	tool_warn("checkpoint saved to %s (generation %" PRIu64 ")",
+		  h->checkpoint, info.generation);
+	return err;
 }
 
 /*

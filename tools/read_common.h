@@ -55,20 +55,53 @@ const char *segment_arg(int argc, char **argv, const char *prog);
  */
 void print_stats(struct ivring *r, const unsigned long *cpus);
 /*
- * --resume: wait for the checkpoint file @ckpt when @follow (the source's
- * reader writes it once the migration completed), before the segment is
- * opened: until then the destination's copy is still arriving.  Returns 0,
- * or an exit code, having said why; *stop when Ctrl-C ended the wait.
+ * The hand-over of a live migration, in both modes: --checkpoint FILE saves
+ * where the reader stopped, --resume FILE starts there.
  */
-int wait_checkpoint(const char *ckpt, bool follow, bool *stop);
+struct handover {
+	const char *checkpoint;
+	const char *resume;
+};
+
+enum { OPT_CHECKPOINT = 256, OPT_RESUME };
+
+#define HANDOVER_LONGOPTS \
+	{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT }, \
+	{ "resume", required_argument, NULL, OPT_RESUME }
+
+#define HANDOVER_USAGE \
+"      --checkpoint FILE when the reader ends, save where it stopped to\n" \
+"                        FILE, for the --resume of a reader of a copy of\n" \
+"                        the segment (a live migration's destination)\n" \
+"      --resume FILE     start where the checkpoint FILE says, not where\n" \
+"                        the segment's host area says; with --follow, wait\n" \
+"                        for FILE to appear first\n"
+
+#define HANDOVER_HELP \
+"Live migration: SIGUSR1 makes a reader read what the segment holds and\n" \
+"end, as Ctrl-C does after that.  Send it to the source host's reader once\n" \
+"the migration completed; its --checkpoint then lets the destination's\n" \
+"reader (--resume) deliver every event that the source's did not, and\n" \
+"none twice.  See README, \"Live migration\".\n"
+
+/* Takes option @c into @h: true if it was one of HANDOVER_LONGOPTS. */
+bool handover_opt(int c, const char *arg, struct handover *h);
 /*
- * Start @r, just opened, at the checkpoint @ckpt (NULL: none), and say
- * where reading starts when that is not where the last reader of this
- * file stopped.  Returns 0 or an exit code.
+ * open_segment() for @h: with --resume, first wait for the checkpoint when
+ * @follow (the source's reader writes it once the migration completed;
+ * until then the destination's copy is still arriving), then start there.
+ * Says where reading starts when that is not where the last reader of this
+ * file stopped.  Returns 0 with *r set (NULL when Ctrl-C ended a wait), or
+ * an exit code, having said why.
  */
-int start_reading(struct ivring *r, const char *ckpt);
-/* --checkpoint: save where @r stopped, and say so.  0 or an exit code. */
-int save_checkpoint(struct ivring *r, const char *ckpt);
+int handover_open(const char *path, bool peek, bool follow,
+		  const struct handover *h, struct ivring **r);
+/*
+ * --checkpoint: save where @r stopped, whatever @err ended the reading:
+ * what was consumed was written out.  Returns @err, or the exit code of a
+ * failed save.
+ */
+int handover_end(struct ivring *r, const struct handover *h, int err);
 /* One line when some of the segment's event formats were skipped. */
 void warn_skipped_formats(struct ivring *r, const char *path);
 

@@ -51,6 +51,7 @@ struct rec_opts {
 	const char *ctf;
 	const char *name;
 	unsigned int version;
+	struct handover handover;
 	bool follow;
 	bool peek;
 	bool quiet;
@@ -93,7 +94,10 @@ static void usage(FILE *f)
 "  -q, --quiet           no progress line\n"
 "  -s, --stats           at the end, per-CPU statistics on stderr, as\n"
 "                        ivring-read --stats prints them\n"
+HANDOVER_USAGE
 "  -h, --help            this text\n"
+"\n"
+HANDOVER_HELP
 "\n"
 "Without --follow, it records what the segment holds now (at most as\n"
 "many pages per CPU as the segment has sub-buffers) and stops.\n"
@@ -124,12 +128,15 @@ static void parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "peek", no_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stats", no_argument, NULL, 's' },
+		HANDOVER_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	while ((c = getopt_long(argc, argv, "o:V:N:fpqsh", longopts, NULL)) != -1) {
+		if (handover_opt(c, optarg, &o->handover))
+			continue;
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -404,7 +411,7 @@ static int record_loop(struct rec_state *s)
 			tool_warn("%s", ivring__errmsg(s->r));
 			return exit_code(ret);
 		}
-		if (!s->o->follow)
+		if (!s->o->follow || drain_requested)
 			break;
 		if (ret == -EPIPE && !told_stopped) {
 			progress_clear(s);
@@ -444,7 +451,7 @@ int record_main(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	read_signals();
 	s.tty = !o.quiet && isatty(STDERR_FILENO);
-	err = open_segment(o.path, o.peek, o.follow, &s.r);
+	err = handover_open(o.path, o.peek, o.follow, &o.handover, &s.r);
 	if (err || !s.r)
 		return err;
 	warn_skipped_formats(s.r, o.path);
@@ -455,6 +462,7 @@ int record_main(int argc, char **argv)
 	}
 	if (end_file(&s) && !err)
 		err = EXIT_RUNTIME;
+	err = handover_end(s.r, &o.handover, err);
 	if (o.stats)
 		print_stats(s.r, NULL);
 	ivring__close(s.r);

@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# SPDX-FileCopyrightText: 2026 The ivring authors
+#
+# A guest migrated with no reader attached anywhere, then a reader on the
+# destination, started once the migration completed: it reads everything
+# the ring kept, from the first event on, nothing lost or repeated, and
+# says nothing about repeats (no reader of this generation came before).
+# Exit: 0 pass, 1 fail, 4 skip (kselftest).
+
+# shellcheck source-path=SCRIPTDIR source=lib_migrate.sh
+source "$(dirname "$0")/lib_migrate.sh" || exit 1
+
+mig_setup
+mig_vm src "$a" --may-migrate
+mig_wait_line src '^GUEST-READY'
+mig_vm_incoming dst "$b"
+sleep 2
+mig_migrate src dst
+[ "$mig_status" = completed ] || fail "the migration $mig_status"
+mig_hmp src quit >/dev/null
+mig_end src
+mig_reader dst "$b"
+mig_finish dst
+if grep -q 'repeated\|resuming' "$vm_tmp/dst.err"; then
+	fail "the reader did not start at the first event"
+fi
+mig_check_union "$vm_tmp/console" dst
+echo "ok: a reader after the migration reads the whole ring"
