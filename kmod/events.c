@@ -292,6 +292,7 @@ void ivr_events_init_ids(void)
 	BUILD_BUG_ON(ARRAY_SIZE(ivr_events) >= U16_MAX);
 	for (i = 0; i < ivr_nr_events; i++)
 		ivr_events[i].id = i + 1;
+	ivr_marker_event.id = ivr_nr_events + 1;
 	get_random_bytes(&ivr_mm_id_key, sizeof(ivr_mm_id_key));
 }
 

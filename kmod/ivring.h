@@ -9,6 +9,8 @@
  *   events.c   probes, payloads and format texts, generated from
  *              event_table.h
  *   attach.c   finds tracepoints by name, registers and unregisters probes
+ *   marker.c   trace_marker: a line written becomes an event
+ *   clock_sync.c  answers the host's clock requests
  *   sysfs.c    /sys/kernel/ivring/
  */
 #ifndef IVRING_KMOD_IVRING_H
@@ -61,6 +63,8 @@ struct ivr_event {
 
 extern struct ivr_event ivr_events[];
 extern const unsigned int ivr_nr_events;
+/* trace_marker's event (marker.c): no tracepoint, id ivr_nr_events + 1. */
+extern struct ivr_event ivr_marker_event;
 
 /* Serialises device probe/remove, enabling and every sysfs write. */
 extern struct mutex ivr_mutex;
@@ -87,10 +91,16 @@ int ivr_pci_register(void);
 int ivr_reformat(void);
 void ivr_pci_unregister(void);
 
-/* sysfs.c, set_event.c, per_cpu.c */
+/* clock_sync.c: answers the host's clock requests */
+void ivr_sync_start(void);
+void ivr_sync_stop(void);
+
+/* sysfs.c, set_event.c, per_cpu.c, marker.c, clock_sync.c */
 int ivr_sysfs_init(void);
 void ivr_sysfs_exit(void);
 extern struct kobj_attribute ivr_set_event_attr;
+extern struct kobj_attribute ivr_trace_marker_attr;
+extern struct kobj_attribute ivr_clock_sync_attr;
 ssize_t ivr_show_event_list(char *buf, bool enabled_only, const char *file);
 int ivr_per_cpu_init(struct kobject *root);
 void ivr_per_cpu_exit(void);

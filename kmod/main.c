@@ -83,6 +83,7 @@ MODULE_PARM_DESC(mode,
  *   register the PCI driver           unregister it (remove: STOPPED)
  *                                     detach every probe, synchronize
  *   create /sys/kernel/ivring         remove it
+ *   start the clock poller            stop it
  *
  * sysfs comes last because it is the only way to attach a probe: once it
  * exists, a user can enable events at any moment, also while a later step
@@ -126,6 +127,7 @@ static int __init ivr_init(void)
 	ret = ivr_sysfs_init();
 	if (ret)
 		goto probes;
+	ivr_sync_start();
 	return 0;
 
 probes:
@@ -136,6 +138,8 @@ probes:
 
 static void __exit ivr_exit(void)
 {
+	/* The clock poller first: it answers for the instance we remove. */
+	ivr_sync_stop();
 	/* No sysfs write may enable a probe behind our back. */
 	ivr_sysfs_exit();
 	/* Probes next: their code and the instance must outlive them. */
@@ -150,4 +154,4 @@ MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The ivring authors");
 MODULE_DESCRIPTION("Guest trace events to the host through ivshmem shared memory");
 /* The release of the sources, as VERSION in the top Makefile. */
-MODULE_VERSION("1.2.0");
+MODULE_VERSION("1.3.0");

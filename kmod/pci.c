@@ -81,6 +81,7 @@ static struct ivring_writer_cpu *ivr_alloc_cpus(u32 nr_cpus, void **mem)
 	return PTR_ALIGN(*mem, align);
 }
 
+/* The events of the table that this kernel has, then the marker's. */
 static int ivr_add_formats(struct ivr_instance *inst)
 {
 	char *buf;
@@ -90,11 +91,12 @@ static int ivr_add_formats(struct ivr_instance *inst)
 	buf = kmalloc(IVRING_FORMAT_TEXT_MAX, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	for (i = 0; i < ivr_nr_events && !ret; i++) {
-		const struct ivr_event *ev = &ivr_events[i];
+	for (i = 0; i <= ivr_nr_events && !ret; i++) {
+		const struct ivr_event *ev = i < ivr_nr_events ? &ivr_events[i] :
+								 &ivr_marker_event;
 		int len;
 
-		if (!ev->tp)
+		if (ev != &ivr_marker_event && !ev->tp)
 			continue;
 		len = ivr_event_format(ev, buf, IVRING_FORMAT_TEXT_MAX);
 		if (len < 0) {
@@ -120,6 +122,8 @@ static int ivr_format_segment(struct ivr_instance *inst)
 		.mode = ivr_mode,
 		.clock_id = IVRING_CLOCK_MONO,
 		.clock_name = "mono",
+		/* clock_sync.c answers. */
+		.flags = IVRING_F_CLOCK_SYNC,
 	};
 	struct ivring_header lay;
 	struct ivring_writer_cpu *cpus;

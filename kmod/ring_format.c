@@ -207,6 +207,7 @@ int ivring_format(struct ivring_writer *w, void *base,
 	lay.desc_size = sizeof(struct ivring_desc);
 	lay.host_cpu_size = sizeof(struct ivring_host_cpu);
 	lay.clock_id = p->clock_id;
+	lay.flags = p->flags & IVRING_F_CLOCK_SYNC;
 	if (p->clock_name)
 		ivr_strscpy_pad((char *)lay.clock_name, p->clock_name,
 				sizeof(lay.clock_name));

@@ -443,3 +443,30 @@ int ivring_write(struct ivring_writer *w, unsigned int cpu,
 	ivring_commit(w, cpu);
 	return 0;
 }
+
+/**
+ * ivring_sync_answer() - answer the host's clock request, if there is one
+ * @w:		formatted writer
+ *
+ * The caller serialises calls on @w (one poller).  sync_seq is loaded only
+ * to compare it with 0 and with the last one answered: whatever the host
+ * stores there costs at most one answer per call.
+ *
+ * Return: IVR_SYNC_ANSWERED if a new request was answered, IVR_SYNC_ENDED
+ * if the host ended its burst (sync_seq 0), IVR_SYNC_NONE otherwise.
+ */
+int ivring_sync_answer(struct ivring_writer *w)
+{
+	u64 seq = virt_load_acquire(&w->host->sync_seq);
+
+	if (!seq)
+		return IVR_SYNC_ENDED;
+	if (seq == w->sync_last)
+		return IVR_SYNC_NONE;
+	WRITE_ONCE(w->hdr->sync.guest_ns, ivring_clock(w));
+	WRITE_ONCE(w->hdr->sync.answers, ++w->sync_answers);
+	/* The clock reading before the seq that says it answers. */
+	virt_store_release(&w->hdr->sync.seq, seq);
+	w->sync_last = seq;
+	return IVR_SYNC_ANSWERED;
+}

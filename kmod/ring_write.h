@@ -46,6 +46,7 @@ struct ivring_params {
 	u32 mode;		/* IVRING_MODE_* */
 	u32 clock_id;		/* IVRING_CLOCK_* */
 	const char *clock_name;
+	u32 flags;		/* IVRING_F_*: what the writer's user does */
 };
 
 /*
@@ -125,6 +126,9 @@ struct ivring_writer {
 	u32 fmt_count;		/* records appended */
 	struct ivring_writer_cpu *cpus;	/* nr_cpus entries, caller-allocated */
 	struct ivring_slot *slots;	/* nr_cpus * nr_subbufs, caller-allocated */
+	/* Clock answers (ivring_sync_answer()), the poller's alone. */
+	u64 sync_last;		/* the request answered last */
+	u64 sync_answers;
 #ifndef __KERNEL__
 	u64 (*clock)(void);	/* tests drive time; NULL means CLOCK_MONOTONIC */
 #endif
@@ -143,6 +147,8 @@ void *ivring_reserve(struct ivring_writer *w, unsigned int cpu, u32 len);
 void ivring_commit(struct ivring_writer *w, unsigned int cpu);
 int ivring_write(struct ivring_writer *w, unsigned int cpu,
 		 const void *payload, u32 len);
+enum { IVR_SYNC_NONE, IVR_SYNC_ANSWERED, IVR_SYNC_ENDED };
+int ivring_sync_answer(struct ivring_writer *w);
 
 static inline u64 ivring_clock(const struct ivring_writer *w)
 {

@@ -390,6 +390,8 @@ static struct attribute *ivr_root_attrs[] = {
 	&ivr_set_event_attr.attr,
 	&ivr_mode_attr.attr,
 	&ivr_reset_attr.attr,
+	&ivr_trace_marker_attr.attr,
+	&ivr_clock_sync_attr.attr,
 	NULL,
 };
 

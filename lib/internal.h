@@ -15,6 +15,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int64_t s64;
 
 /*
  * Zeroed bytes after the payload copy that rendering hands to libtraceevent
@@ -100,6 +101,23 @@ struct ivr_formats {
 	char why[160];		/* why that one was, "" when none was */
 };
 
+/* One clock sample (clock_sync.c): guest time guest was host time host. */
+struct ivr_sync_sample {
+	u64 host;		/* CLOCK_MONOTONIC, the middle of the round trip */
+	u64 guest;
+	u64 rtt;		/* the round trip: twice the bound */
+	s64 real_off;		/* CLOCK_REALTIME - CLOCK_MONOTONIC then */
+};
+
+struct ivr_sync {
+	u64 seq;			/* the last request's number */
+	u64 generation;			/* the samples' */
+	struct ivr_sync_sample *s;	/* the best of each burst, in order */
+	u32 nr, cap;
+	u64 best_rtt;
+	u64 bursts, timeouts, refused, poor;
+};
+
 struct ivring {
 	int fd;
 	u8 *map;		/* the whole segment */
@@ -132,6 +150,7 @@ struct ivring {
 	u64 backoff_ns;			/* ivring__poll's current sleep */
 	u8 *page_out;			/* ivring__read_page's result */
 	struct ivr_formats fmts;	/* format texts of this generation */
+	struct ivr_sync sync;		/* guest time to host time */
 	struct tep_handle *tep;		/* fmts parsed, once something decodes */
 	u32 nr_comms;			/* pids whose comm render.c learned */
 	u8 *scratch;			/* payload copy + IVR_PAGE_SLACK zeros */

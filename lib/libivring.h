@@ -363,6 +363,61 @@ IVRING_API int ivring__checkpoint_save(struct ivring *r, const char *path);
 IVRING_API int ivring__checkpoint_load(struct ivring *r, const char *path);
 
 /*
+ * Host time for guest events, through the segment alone (since 1.3; the
+ * guest's writer must answer, IVRING_F_CLOCK_SYNC: ivring.ko 1.3 and
+ * later).
+ *
+ * ivring__clock_sync() asks the guest for its clock in a burst of
+ * requests and keeps the sample with the shortest round trip: the guest's
+ * time stamp then was the host's CLOCK_MONOTONIC within half that round
+ * trip.  It waits up to @timeout_ms for the guest's first answer (its
+ * module looks for requests every 10 ms by default), then spins for
+ * microseconds per request.  Call it periodically (every second, say) so
+ * that drift is followed.  Returns 1 with a sample, 0 when the guest did
+ * not answer in time, gave an answer that its earlier ones refute, or
+ * answered too slowly for the sample to be worth keeping (a busy guest,
+ * a vCPU that did not run) while a recent better one exists, or
+ * -EPERM (a snapshot handle writes nothing to the segment), -EOPNOTSUPP
+ * (the writer does not answer), -EPIPE (the writer is not running), and
+ * the errors of ivring__next().  Consuming handles only, then: one per
+ * segment asks.
+ *
+ * ivring__clock_host() gives the host time of guest time @guest_ns,
+ * interpolated between samples (extrapolated with the measured drift
+ * outside them), and in *bound_ns (if not NULL) how far off it may be.
+ * -ENODATA before the first sample of this generation: a new generation
+ * starts a new series, since it may be a new boot of the guest.  After a
+ * live migration the destination's reader takes its own samples: a series
+ * never mixes two hosts' clocks.
+ */
+enum {
+	IVRING_HOST_MONOTONIC = 1,	/* the host's CLOCK_MONOTONIC, ns */
+	IVRING_HOST_REALTIME = 2,	/* the host's CLOCK_REALTIME, ns */
+};
+
+struct ivring_clock_info {
+	size_t sz;
+	uint64_t samples;	/* kept, of this generation */
+	uint64_t bursts;	/* ivring__clock_sync() calls */
+	uint64_t timeouts;	/* bursts the guest did not answer */
+	uint64_t refused;	/* bursts whose answer its earlier ones refute */
+	uint64_t poor;		/* bursts not kept: their best round trip was
+				   slow, and a better sample is recent */
+	int64_t offset_ns;	/* host - guest, at the last sample */
+	double drift_ppm;	/* of the offset, first to last sample */
+	uint64_t best_bound_ns;	/* half the shortest round trip */
+	uint64_t last_bound_ns;	/* the last sample's */
+	uint64_t last_host_ns;	/* when the last sample was taken */
+};
+
+IVRING_API int ivring__clock_sync(struct ivring *r, int timeout_ms);
+IVRING_API int ivring__clock_host(struct ivring *r, uint64_t guest_ns,
+				  unsigned int clock, uint64_t *host_ns,
+				  uint64_t *bound_ns);
+IVRING_API int ivring__clock_info(struct ivring *r,
+				  struct ivring_clock_info *ci);
+
+/*
  * Recording: the pages of ivring__read_page(), written as they are into a
  * file that the usual tools open, with nothing decoded on the way
  * (record.c, and one file per format).

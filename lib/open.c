@@ -389,6 +389,7 @@ void ivring__close(struct ivring *r)
 	free(r->scratch);
 	ivr_render_free(r);
 	free(r->path);
+	free(r->sync.s);
 	free(r);
 }
 

@@ -33,7 +33,9 @@ TEST(struct_sizes)
 	/* Two CPUs' counters never share a cache line (invariant 3). */
 	EXPECT_EQ(0, sizeof(struct ivring_cpu) % IVRING_CACHELINE);
 	EXPECT_EQ(0, sizeof(struct ivring_host_cpu) % IVRING_CACHELINE);
-	EXPECT_EQ(0, offsetof(struct ivring_host, sync_request) % IVRING_CACHELINE);
+	EXPECT_EQ(0, offsetof(struct ivring_host, sync_seq) % IVRING_CACHELINE);
+	EXPECT_EQ(0, offsetof(struct ivring_header, sync) % IVRING_CACHELINE);
+	EXPECT_EQ(IVRING_CACHELINE, sizeof(struct ivring_sync));
 }
 
 TEST(field_offsets)
@@ -65,6 +67,10 @@ TEST(field_offsets)
 	EXPECT_OFF(ivring_header, clock_name, 136);
 	EXPECT_OFF(ivring_header, format_time, 152);
 	EXPECT_OFF(ivring_header, reserved, 160);
+	EXPECT_OFF(ivring_header, sync, 192);
+	EXPECT_OFF(ivring_sync, guest_ns, 8);
+	EXPECT_OFF(ivring_sync, answers, 16);
+	EXPECT_OFF(ivring_sync, reserved, 24);
 
 	EXPECT_OFF(ivring_cpu, commit_seq, 0);
 	EXPECT_OFF(ivring_cpu, entries, 8);
@@ -102,7 +108,8 @@ TEST(field_offsets)
 	EXPECT_OFF(ivring_host, reserved0, 20);
 	EXPECT_OFF(ivring_host, file_id, 24);
 	EXPECT_OFF(ivring_host, reserved, 32);
-	EXPECT_OFF(ivring_host, sync_request, 64);
+	EXPECT_OFF(ivring_host, sync_seq, 64);
+	EXPECT_OFF(ivring_host, reserved1, 72);
 
 	EXPECT_OFF(ivring_host_cpu, consumer_pos, 0);
 	EXPECT_OFF(ivring_host_cpu, consumer_ticket, 8);

@@ -731,10 +731,14 @@ static u32 all_fields(const struct seg *s, struct field *f)
 
 	for (i = 0; i < sizeof(hdr_fields) / sizeof(hdr_fields[0]); i++)
 		f[n++] = hdr_fields[i];
+	/* The reserved words, then the writer's clock answer (ABI 1.1). */
 	for (i = 0; i < 12; i++) {
 		char nm[40];
 
-		snprintf(nm, sizeof(nm), "hdr.reserved[%u]", i);
+		if (i < 4)
+			snprintf(nm, sizeof(nm), "hdr.reserved[%u]", i);
+		else
+			snprintf(nm, sizeof(nm), "hdr.sync[%u]", i - 4);
 		ADD(nm, offsetof(struct ivring_header, reserved) + 8 * i, 8,
 		    -1, -1);
 	}

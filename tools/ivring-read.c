@@ -19,6 +19,7 @@
 
 #include <linux/ivring.h>
 #include "libivring.h"
+#include "read_clock.h"
 #include "read_common.h"
 #include "read_record.h"
 #include "tool_msg.h"
@@ -33,6 +34,8 @@
 
 #define MAX_PATTERNS	64
 
+enum { OPT_CLOCK = 300 };
+
 #define NR_TYPES	65536
 
 struct read_opts {
@@ -43,6 +46,7 @@ struct read_opts {
 	unsigned long *cpus;	/* bitmap of --cpu, NULL: all */
 	unsigned int max_cpu;	/* highest CPU named in --cpu */
 	struct handover handover;
+	struct read_clock clk;
 	bool follow;
 	bool peek;
 	bool stats;
@@ -75,7 +79,12 @@ static void usage(FILE *f)
 "  -p, --peek            snapshot: consume nothing, write nothing to the\n"
 "                        segment (implied when the file is read-only)\n"
 "  -s, --stats           at the end, print per-CPU statistics to stderr in\n"
-"                        the wording of tracefs per_cpu/cpuN/stats\n"
+"                        the wording of tracefs per_cpu/cpuN/stats, and\n"
+"                        the host/guest clock offset, drift and bound\n"
+"      --clock CLOCK     print times of this clock: guest (default), host\n"
+"                        (the host's CLOCK_MONOTONIC) or realtime (its\n"
+"                        CLOCK_REALTIME), asking the guest for its clock\n"
+"                        through the segment every second\n"
 HANDOVER_USAGE
 "  -h, --help            this text\n"
 "\n"
@@ -164,6 +173,7 @@ static void parse_args(int argc, char **argv, struct read_opts *o)
 		{ "peek", no_argument, NULL, 'p' },
 		{ "stats", no_argument, NULL, 's' },
 		HANDOVER_LONGOPTS,
+		{ "clock", required_argument, NULL, OPT_CLOCK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -173,6 +183,12 @@ static void parse_args(int argc, char **argv, struct read_opts *o)
 		if (handover_opt(c, optarg, &o->handover))
 			continue;
 		switch (c) {
+		case OPT_CLOCK:
+			if (!read_clock_parse(optarg, &o->clk)) {
+				tool_warn("--clock '%s': guest, host or realtime", optarg);
+				exit(EXIT_USAGE);
+			}
+			break;
 		case 'f':
 			o->follow = true;
 			break;
@@ -267,8 +283,10 @@ static int select_cpus(struct ivring *r, const struct read_opts *o)
 /* One event: its loss line, then its line unless -e filters it out. */
 static int print_event(struct ivring *r, const struct ivring_event *ev,
 		       const uint8_t *want, FILE *out, char **line,
-		       size_t *line_len, struct read_counts *n)
+		       size_t *line_len, struct read_counts *n,
+		       struct read_clock *clk)
 {
+	struct ivring_event at;
 	int len;
 
 	n->events++;
@@ -283,6 +301,7 @@ static int print_event(struct ivring *r, const struct ivring_event *ev,
 		ivring__snprint(r, ev, NULL, 0);
 		return 0;
 	}
+	ev = read_clock_event(r, clk, ev, &at);
 	len = ivring__snprint(r, ev, *line, *line_len);
 	if (len < 0) {
 		tool_warn("CPU %u: cannot render an event of type %u: %s", ev->cpu,
@@ -333,7 +352,7 @@ static int flush_and_commit(struct ivring *r, FILE *out, const char *name,
 	return 0;
 }
 
-static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
+static int read_loop(struct ivring *r, struct read_opts *o, FILE *out,
 		     uint8_t *want, struct read_counts *n)
 {
 	const char *name = o->output ? o->output : "stdout";
@@ -357,10 +376,12 @@ static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 		if (ret > 0) {
 			told_stopped = false;
 			stale_run = 0;
-			err = print_event(r, &ev, want, out, &line, &line_len, n);
+			err = print_event(r, &ev, want, out, &line, &line_len, n,
+					  &o->clk);
 			if (!err && ++batch == COMMIT_EVERY) {
 				batch = 0;
 				err = flush_and_commit(r, out, name, n);
+				read_clock_tick(r, &o->clk);
 			}
 			if (err)
 				break;
@@ -377,6 +398,8 @@ static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 			if (ret == -EPIPE && !told_stopped)
 				tool_warn("the guest's writer stopped; waiting for a new generation (Ctrl-C to quit)");
 			told_stopped = ret == -EPIPE;
+			if (ret == 0)
+				read_clock_tick(r, &o->clk);
 			ret = ivring__poll(r, POLL_MS);
 			if (ret == -EPIPE)
 				sleep_ns(BACKOFF_MAX_NS);
@@ -402,6 +425,9 @@ static int read_loop(struct ivring *r, const struct read_opts *o, FILE *out,
 			}
 			if (want)
 				build_filter(r, o, want, false);
+			err = read_clock_start(r, &o->clk, o->peek);
+			if (err)
+				break;
 			continue;
 		}
 		tool_warn("%s", ivring__errmsg(r));
@@ -431,6 +457,10 @@ int main(int argc, char **argv)
 	err = handover_open(o.path, o.peek, o.follow, &o.handover, &r);
 	if (err || !r)
 		goto out;
+	o.clk.sync = o.clk.clock || o.stats;
+	err = read_clock_start(r, &o.clk, o.peek);
+	if (err)
+		goto out;
 	warn_skipped_formats(r, o.path);
 	err = select_cpus(r, &o);
 	if (err)
@@ -459,8 +489,10 @@ int main(int argc, char **argv)
 
 	err = read_loop(r, &o, out, want, &n);
 	err = handover_end(r, &o.handover, err);
-	if (o.stats)
+	if (o.stats) {
 		print_stats(r, o.cpus);
+		read_clock_stats(r);
+	}
 	fprintf(stderr, PROG ": %" PRIu64 " events read", n.events);
 	if (want)
 		fprintf(stderr, " (%" PRIu64 " printed)", n.printed);

@@ -47,7 +47,7 @@
 
 #define IVRING_MAGIC		0x0000676e69727669ULL	/* "ivring\0\0" */
 #define IVRING_ABI_MAJOR	1	/* bumped for any incompatible change */
-#define IVRING_ABI_MINOR	0	/* bumped for compatible additions */
+#define IVRING_ABI_MINOR	1	/* bumped for compatible additions */
 
 #define IVRING_CACHELINE	64
 #define IVRING_PAGE_SIZE	4096	/* alignment of every area */
@@ -65,6 +65,13 @@
 #define IVRING_CLOCK_MONO	1	/* CLOCK_MONOTONIC ns (ktime_get_mono_fast_ns) */
 #define IVRING_CLOCK_LOCAL	2	/* per-CPU sched_clock ns (ftrace "local") */
 #define IVRING_CLOCK_BOOT	3	/* CLOCK_BOOTTIME ns */
+
+/*
+ * struct ivring_header.flags: what the writer does beyond ABI 1.0.
+ * IVRING_F_CLOCK_SYNC (1.1): it answers the host's clock requests
+ * (ivring_host.sync_seq) in ivring_header.sync.
+ */
+#define IVRING_F_CLOCK_SYNC	(1U << 0)
 
 /* Limits that a reader may rely on; a segment outside them is invalid. */
 #define IVRING_SUBBUF_MIN	256
@@ -108,6 +115,8 @@
  * @clock_name: NUL-padded name of the clock, as in ftrace's trace_clock.
  * @format_time: writer clock reading when the segment was formatted.
  * @reserved:	zero; room for later ABI minors.
+ * @sync:	the writer's answer to the host's last clock request, on a
+ *		cache line of its own (ABI 1.1, IVRING_F_CLOCK_SYNC).
  */
 struct ivring_header {
 	__u64 magic;
@@ -136,8 +145,27 @@ struct ivring_header {
 	__u32 flags;
 	__u8 clock_name[16];
 	__u64 format_time;
-	__u64 reserved[12];
+	__u64 reserved[4];
+	struct ivring_sync {
+		__u64 seq;
+		__u64 guest_ns;
+		__u64 answers;
+		__u64 reserved[5];
+	} sync;
 };
+
+/*
+ * Clock synchronisation, PTP-like, through the segment alone: the host reads
+ * its clock (t1), stores a new, non-zero ivring_host.sync_seq; the writer,
+ * which polls it, reads its own clock (the clock_id of the header, the one
+ * its time stamps come from) into sync.guest_ns, counts the answer in
+ * sync.answers, and stores sync.seq = that seq last, with release; the host
+ * sees it and reads its clock again (t2).  So guest_ns was read between t1
+ * and t2, and guest time guest_ns is host time (t1 + t2) / 2 within
+ * (t2 - t1) / 2.  A writer spins briefly after an answer, so that a burst
+ * of requests gets quick round trips.  The writer loads sync_seq only to
+ * compare it with the last one it answered.
+ */
 
 /**
  * struct ivring_cpu - one CPU's published state and counters, guest-written
@@ -269,7 +297,9 @@ struct ivring_format {
  *		and may be older than what that reader delivered.  Zero: not
  *		known.  Between readers only; the guest never reads it.
  * @reserved:	zero.
- * @sync_request: reserved for host/guest clock synchronisation.
+ * @sync_seq:	the host's clock request: a new non-zero value asks the
+ *		writer to answer in ivring_header.sync (ABI 1.1).
+ * @reserved1:	zero.
  */
 struct ivring_host {
 	__u64 generation;
@@ -278,7 +308,8 @@ struct ivring_host {
 	__u32 reserved0;
 	__u64 file_id;
 	__u64 reserved[4];
-	__u64 sync_request[8];
+	__u64 sync_seq;
+	__u64 reserved1[7];
 };
 
 /*
@@ -343,6 +374,11 @@ __IVRING_OFF(ivring_header, flags, 132);
 __IVRING_OFF(ivring_header, clock_name, 136);
 __IVRING_OFF(ivring_header, format_time, 152);
 __IVRING_OFF(ivring_header, reserved, 160);
+__IVRING_OFF(ivring_header, sync, 3 * IVRING_CACHELINE);
+
+__IVRING_SIZE(ivring_sync, IVRING_CACHELINE);
+__IVRING_OFF(ivring_sync, guest_ns, 8);
+__IVRING_OFF(ivring_sync, answers, 16);
 
 __IVRING_SIZE(ivring_cpu, 2 * IVRING_CACHELINE);
 __IVRING_OFF(ivring_cpu, entries, 8);
@@ -372,7 +408,7 @@ __IVRING_SIZE(ivring_host, 2 * IVRING_CACHELINE);
 __IVRING_OFF(ivring_host, heartbeat, 8);
 __IVRING_OFF(ivring_host, reader_pid, 16);
 __IVRING_OFF(ivring_host, file_id, 24);
-__IVRING_OFF(ivring_host, sync_request, IVRING_CACHELINE);
+__IVRING_OFF(ivring_host, sync_seq, IVRING_CACHELINE);
 
 __IVRING_SIZE(ivring_host_cpu, IVRING_CACHELINE);
 __IVRING_OFF(ivring_host_cpu, consumer_ticket, 8);

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * Guest time to host time through the segment, without a guest: a thread
+ * plays the module's poller (kmod/clock_sync.c) with the shared writer's
+ * ivring_sync_answer() and a guest clock that runs 5 s behind the host's
+ * CLOCK_MONOTONIC and 100 ppm fast.  Every host time that the library
+ * gives must be the true one within the bound it states.  Then guests that
+ * do not answer, answer with a clock going backwards, or answer garbage.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "kselftest_harness.h"
+#include "seg_util.h"
+
+#define GUEST_BEHIND	5000000000LL
+#define GUEST_PPM	100
+
+static u64 host_base;
+static atomic_int guest_kind;	/* 0: honest, 1: backwards, 2: garbage */
+
+static u64 mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The guest's clock at host time @h, and the way back. */
+static u64 guest_at(u64 h)
+{
+	double d = (double)(h - host_base) * (1.0 + GUEST_PPM / 1e6);
+
+	return host_base - GUEST_BEHIND + (u64)d;
+}
+
+static double host_at(u64 g)
+{
+	return (double)host_base +
+	       ((double)g - (double)(host_base - GUEST_BEHIND)) /
+	       (1.0 + GUEST_PPM / 1e6);
+}
+
+static u64 guest_clock(void)
+{
+	static u64 n;
+
+	switch (atomic_load(&guest_kind)) {
+	case 1:
+		return guest_at(mono()) - ++n * 1000000000ULL;
+	case 2:
+		return (u64)random() << 20;
+	default:
+		return guest_at(mono());
+	}
+}
+
+struct poller {
+	struct seg *s;
+	atomic_bool stop;
+	atomic_bool mute;
+};
+
+/*
+ * The module's poller: a look every millisecond; after an answer, spinning
+ * 1 ms for the next request, 200 us after each later one, until the host
+ * ends the burst.
+ */
+static void *poll_thread(void *arg)
+{
+	struct poller *p = arg;
+	int ret;
+
+	while (!atomic_load(&p->stop)) {
+		if (!atomic_load(&p->mute) &&
+		    ivring_sync_answer(&p->s->w) == IVR_SYNC_ANSWERED) {
+			u64 tail = mono() + 1000000;
+
+			while (mono() < tail) {
+				ret = ivring_sync_answer(&p->s->w);
+				if (ret == IVR_SYNC_ENDED)
+					break;
+				if (ret == IVR_SYNC_ANSWERED)
+					tail = mono() + 200000;
+			}
+		}
+		usleep(1000);
+	}
+	return NULL;
+}
+
+FIXTURE(clk)
+{
+	struct seg s;
+	struct poller p;
+	pthread_t t;
+	struct ivring *r;
+};
+
+FIXTURE_SETUP(clk)
+{
+	host_base = mono();
+	atomic_store(&guest_kind, 0);
+	ASSERT_EQ(0, seg_create(&self->s, 1 << 20, 2, 4096, 0,
+				IVRING_MODE_DISCARD, NULL));
+	/* The module's flag; the writer's clock is the guest's. */
+	self->s.w.hdr->flags = IVRING_F_CLOCK_SYNC;
+	self->s.w.clock = guest_clock;
+	self->p.s = &self->s;
+	atomic_store(&self->p.stop, false);
+	atomic_store(&self->p.mute, false);
+	ASSERT_EQ(0, pthread_create(&self->t, NULL, poll_thread, &self->p));
+	ASSERT_EQ(0, seg_open(&self->s, 0, &self->r));
+}
+
+FIXTURE_TEARDOWN(clk)
+{
+	atomic_store(&self->p.stop, true);
+	pthread_join(self->t, NULL);
+	ivring__close(self->r);
+	seg_destroy(&self->s);
+}
+
+/* Host time of @g by the library, against the truth: within the bound. */
+static int check_at(struct __test_metadata *_metadata, struct ivring *r,
+		    u64 g, uint64_t *bound)
+{
+	double truth = host_at(g);
+	int64_t err;
+	uint64_t h;
+
+	EXPECT_EQ(0, ivring__clock_host(r, g, IVRING_HOST_MONOTONIC, &h, bound));
+	err = llabs((long long)(int64_t)(h - (uint64_t)truth));
+	TH_LOG("guest %llu: off by %lld ns, bound %llu ns", (unsigned long long)g,
+	       (long long)err, (unsigned long long)*bound);
+	/* A few nanoseconds of rounding in the conversions. */
+	EXPECT_LE(err, (int64_t)*bound + 4);
+	return err <= (int64_t)*bound + 4 ? 0 : -1;
+}
+
+TEST_F(clk, honest)
+{
+	struct ivring_clock_info ci = { .sz = sizeof(ci) };
+	uint64_t g0, bound, h;
+	int i, n = 0;
+
+	EXPECT_EQ(-ENODATA, ivring__clock_host(self->r, 1, IVRING_HOST_MONOTONIC,
+					       &h, &bound));
+	g0 = guest_at(mono());
+	for (i = 0; i < 15; i++) {
+		n += ivring__clock_sync(self->r, 200);
+		usleep(100000);
+	}
+	EXPECT_LE(12, n);
+	ASSERT_EQ(0, ivring__clock_info(self->r, &ci));
+	EXPECT_EQ(n, ci.samples);
+	EXPECT_EQ(15, ci.bursts);
+	TH_LOG("%llu samples, offset %lld ns, drift %.1f ppm, best bound %llu ns, last %llu ns",
+	       (unsigned long long)ci.samples, (long long)ci.offset_ns,
+	       ci.drift_ppm, (unsigned long long)ci.best_bound_ns,
+	       (unsigned long long)ci.last_bound_ns);
+	/*
+	 * The guest runs 100 ppm fast: the offset shrinks by that, as far
+	 * as the end samples' bounds let the drift be measured over 1.5 s.
+	 */
+	if (ci.last_bound_ns < 20000) {
+		EXPECT_LT(-GUEST_PPM - 30, ci.drift_ppm);
+		EXPECT_GT(-GUEST_PPM + 30, ci.drift_ppm);
+	}
+	/* Between samples, before the first and after the last. */
+	check_at(_metadata, self->r, g0 + 700000000ULL, &bound);
+	check_at(_metadata, self->r, g0 - 300000000ULL, &bound);
+	check_at(_metadata, self->r, guest_at(mono()) + 500000000ULL, &bound);
+	/* Realtime: monotonic plus what the host's clocks differed by. */
+	EXPECT_EQ(0, ivring__clock_host(self->r, g0 + 700000000ULL,
+					IVRING_HOST_REALTIME, &h, &bound));
+	EXPECT_LT(1700000000ULL * 1000000000ULL, h);
+}
+
+TEST_F(clk, silent_guest)
+{
+	struct ivring_clock_info ci = { .sz = sizeof(ci) };
+	u64 t0;
+
+	atomic_store(&self->p.mute, true);
+	t0 = mono();
+	EXPECT_EQ(0, ivring__clock_sync(self->r, 50));
+	EXPECT_LE(50000000ULL, mono() - t0);
+	EXPECT_GT(1000000000ULL, mono() - t0);
+	ASSERT_EQ(0, ivring__clock_info(self->r, &ci));
+	EXPECT_EQ(1, ci.timeouts);
+	EXPECT_EQ(0, ci.samples);
+}
+
+/* A clock that goes back, or garbage: refused, or kept honest-looking. */
+TEST_F(clk, hostile_guest)
+{
+	struct ivring_clock_info ci = { .sz = sizeof(ci) };
+	uint64_t h, bound;
+	int i;
+
+	ASSERT_EQ(1, ivring__clock_sync(self->r, 200));
+	atomic_store(&guest_kind, 1);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, ivring__clock_sync(self->r, 200));
+	ASSERT_EQ(0, ivring__clock_info(self->r, &ci));
+	EXPECT_EQ(3, ci.refused);
+	EXPECT_EQ(1, ci.samples);
+	atomic_store(&guest_kind, 2);
+	for (i = 0; i < 20; i++)
+		ivring__clock_sync(self->r, 200);
+	/* Whatever it kept, every conversion answers. */
+	for (i = 0; i < 1000; i++)
+		EXPECT_EQ(0, ivring__clock_host(self->r, (u64)random() << 24,
+						IVRING_HOST_MONOTONIC, &h, &bound));
+}
+
+TEST_F(clk, refusals)
+{
+	struct ivring *peek;
+
+	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_PEEK, &peek));
+	EXPECT_EQ(-EPERM, ivring__clock_sync(peek, 10));
+	ivring__close(peek);
+	EXPECT_EQ(-EINVAL, ivring__clock_sync(self->r, -1));
+	EXPECT_EQ(-EINVAL, ivring__clock_host(self->r, 1, 7, NULL, NULL));
+	/* A writer that does not answer says so in its header. */
+	self->s.w.hdr->flags = 0;
+	ivring__close(self->r);
+	ASSERT_EQ(0, seg_open(&self->s, 0, &self->r));
+	EXPECT_EQ(-EOPNOTSUPP, ivring__clock_sync(self->r, 10));
+	/* Stopped: no clock to ask. */
+	self->s.w.hdr->flags = IVRING_F_CLOCK_SYNC;
+	ivring__close(self->r);
+	ASSERT_EQ(0, seg_open(&self->s, 0, &self->r));
+	ivring_set_state(&self->s.w, IVRING_STATE_STOPPED);
+	EXPECT_EQ(-EPIPE, ivring__clock_sync(self->r, 10));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * Host times for a reader's events: --clock, and the clock lines of
+ * --stats.  The reader asks the guest for its clock at the start and then
+ * every second (ivring__clock_sync()).
+ */
+#ifndef IVRING_READ_CLOCK_H
+#define IVRING_READ_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ivring;
+struct ivring_event;
+
+struct read_clock {
+	unsigned int clock;	/* 0: the guest's; IVRING_HOST_* */
+	bool sync;		/* ask the guest (--clock host, --stats) */
+	uint64_t next_ns;	/* the next burst */
+	bool told;		/* said that there are no host times */
+};
+
+/* --clock NAME: guest, host or realtime.  False for another name. */
+bool read_clock_parse(const char *name, struct read_clock *c);
+/*
+ * Before the first event of a generation: the first samples.  With host
+ * times asked for, a guest that cannot answer is an error: returns an exit
+ * code, having said why; 0 otherwise.
+ */
+int read_clock_start(struct ivring *r, struct read_clock *c, bool peek);
+/* In the read loop: a burst once a second. */
+void read_clock_tick(struct ivring *r, struct read_clock *c);
+/*
+ * @ev with its time stamp in the chosen clock, in *out; @ev itself when
+ * that is the guest's.
+ */
+const struct ivring_event *read_clock_event(struct ivring *r,
+					    struct read_clock *c,
+					    const struct ivring_event *ev,
+					    struct ivring_event *out);
+/* The clock lines of --stats, if the reader asked the guest. */
+void read_clock_stats(struct ivring *r);
+
+#endif /* IVRING_READ_CLOCK_H */
