@@ -7,7 +7,10 @@
  * answers.
  *
  * There is no interrupt to wake us (ivshmem-plain has none), so a delayed
- * work looks every sync_poll_ms.  One look costs a load and a compare.  When
+ * work looks every sync_poll_ms while a reader asks, and once a second
+ * when none has for IVR_SYNC_QUIET_NS: a guest with no syncing reader
+ * pays a wake-up a second, one with a reader that asks once a second
+ * about 20.  One look costs a load and a compare.  When
  * it finds a request, it answers and spins, answering each new request at
  * once, so that the host's burst of requests gets round trips of
  * microseconds and not of a poll interval: the error bound is half the best
@@ -37,13 +40,15 @@
 #define IVR_SYNC_TAIL_NS	(200 * NSEC_PER_USEC)
 #define IVR_SYNC_BURST_NS	(2 * NSEC_PER_MSEC)
 #define IVR_SYNC_GAP_NS		(200 * NSEC_PER_MSEC)
-/* With sync_poll_ms=0, how often to look whether it changed. */
+/* With no request for this long, look only every IVR_SYNC_IDLE_MS. */
+#define IVR_SYNC_QUIET_NS	(10 * NSEC_PER_SEC)
+/* And how often to look whether sync_poll_ms=0 changed. */
 #define IVR_SYNC_IDLE_MS	1000
 
-static unsigned int ivr_sync_poll_ms = 10;
+static unsigned int ivr_sync_poll_ms = 50;
 module_param_named(sync_poll_ms, ivr_sync_poll_ms, uint, 0644);
 MODULE_PARM_DESC(sync_poll_ms,
-		 "how often to look for the host's clock requests, in ms (default 10; 0: never answer)");
+		 "how often to look for the host's clock requests while a reader asks, in ms (default 50; 0: never answer)");
 
 /* What the poller did, under ivr_mutex. */
 static struct {
@@ -52,6 +57,7 @@ static struct {
 	u64 bursts;
 	u64 busy_ns;		/* in the poller, spinning included */
 	u64 next_burst;		/* no burst before this time */
+	u64 last_answer;	/* when we last answered */
 } ivr_sync;
 
 static void ivr_sync_fn(struct work_struct *work);
@@ -83,6 +89,7 @@ static void ivr_sync_fn(struct work_struct *work)
 {
 	unsigned int ms = READ_ONCE(ivr_sync_poll_ms);
 	struct ivr_instance *inst;
+	bool quiet = true;
 	u64 t0;
 
 	if (ms) {
@@ -92,15 +99,18 @@ static void ivr_sync_fn(struct work_struct *work)
 						 lockdep_is_held(&ivr_mutex));
 		if (inst && ivring_sync_answer(&inst->w) == IVR_SYNC_ANSWERED) {
 			ivr_sync.answers++;
+			ivr_sync.last_answer = t0;
 			if (t0 >= ivr_sync.next_burst)
 				ivr_sync_burst(&inst->w, t0);
 		}
+		quiet = !ivr_sync.last_answer ||
+			t0 - ivr_sync.last_answer > IVR_SYNC_QUIET_NS;
 		ivr_sync.polls++;
 		ivr_sync.busy_ns += ktime_get_mono_fast_ns() - t0;
 		mutex_unlock(&ivr_mutex);
 	}
 	queue_delayed_work(system_power_efficient_wq, &ivr_sync_work,
-			   msecs_to_jiffies(ms ? ms : IVR_SYNC_IDLE_MS));
+			   msecs_to_jiffies(quiet ? IVR_SYNC_IDLE_MS : ms));
 }
 
 void ivr_sync_start(void)

@@ -371,7 +371,8 @@ IVRING_API int ivring__checkpoint_load(struct ivring *r, const char *path);
  * requests and keeps the sample with the shortest round trip: the guest's
  * time stamp then was the host's CLOCK_MONOTONIC within half that round
  * trip.  It waits up to @timeout_ms for the guest's first answer (its
- * module looks for requests every 10 ms by default), then spins for
+ * module looks for requests every 50 ms while a reader asks, once a
+ * second before), then spins for
  * microseconds per request.  Call it periodically (every second, say) so
  * that drift is followed.  Returns 1 with a sample, 0 when the guest did
  * not answer in time, gave an answer that its earlier ones refute, or

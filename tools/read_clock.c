@@ -11,11 +11,15 @@
 #include "read_common.h"
 #include "tool_msg.h"
 
-/* How long a burst waits for the guest's poller (10 ms by default). */
-#define SYNC_TIMEOUT_MS	100
+/*
+ * How long a burst waits for the guest's poller: it looks every 50 ms
+ * while a reader asks, and once a second before.
+ */
+#define SYNC_TIMEOUT_MS	150
+#define SYNC_FIRST_MS	1500
 #define SYNC_EVERY_NS	1000000000ULL
 /* Bursts tried before --clock host gives up on a guest that is there. */
-#define SYNC_TRIES	5
+#define SYNC_TRIES	3
 
 bool read_clock_parse(const char *name, struct read_clock *c)
 {
@@ -46,7 +50,7 @@ int read_clock_start(struct ivring *r, struct read_clock *c, bool peek)
 		return EXIT_USAGE;
 	}
 	for (i = 0; i < SYNC_TRIES && ret <= 0 && !stop_requested; i++) {
-		ret = ivring__clock_sync(r, SYNC_TIMEOUT_MS);
+		ret = ivring__clock_sync(r, i ? SYNC_TIMEOUT_MS : SYNC_FIRST_MS);
 		if (ret < 0)
 			break;
 	}
@@ -56,8 +60,8 @@ int read_clock_start(struct ivring *r, struct read_clock *c, bool peek)
 		tool_warn("--clock %s: %s", c->clock == IVRING_HOST_REALTIME ?
 			  "realtime" : "host", ivring__errmsg(r));
 	else
-		tool_warn("--clock: the guest did not answer %d clock requests of %d ms (is /sys/module/ivring/parameters/sync_poll_ms 0?)",
-			  SYNC_TRIES, SYNC_TIMEOUT_MS);
+		tool_warn("--clock: the guest did not answer %d clock requests (is /sys/module/ivring/parameters/sync_poll_ms 0?)",
+			  SYNC_TRIES);
 	return EXIT_RUNTIME;
 }
 

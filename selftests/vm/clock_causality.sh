@@ -89,6 +89,13 @@ sed -n 's/^GUEST-SYNC /# guest clock_sync: /p' "$vm_tmp/console"
 vm_awk '
 function bad(msg) { print "not ok: " msg; fails++ }
 function us(s,   p) { p = index(s, "."); return substr(s, 1, p - 1) * 1000000 + substr(s, p + 1) }
+BEGIN {
+	while ((getline l < console) > 0) {
+		if (l ~ /^GUEST-UPTIME /) { split(l, u, " "); up = u[3] - u[2] }
+		if (l ~ /^GUEST-SYNC busy_ns: /) { split(l, u, " "); busy = u[3] }
+		if (l ~ /^GUEST-SYNC polls: /) { split(l, u, " "); polls = u[3] }
+	}
+}
 FNR == 1 { nfile++ }
 nfile == 1 { h0[$1] = $2; h1[$1] = $3; nw++; next }
 nfile == 2 && /^clock (last )?bound ns: / { b = $NF; if ($2 == "bound") best[++nb] = b; else lastb[nb] = b; next }
@@ -111,10 +118,15 @@ END {
 	if (k) printf "# mean H0 -> in %.0f us, out -> H1 %.0f us\n", lead / k, lag / k
 	for (i = 1; i <= nb; i++)
 		printf "# reader %d: best bound %.1f us, last sample %.1f us\n", i, best[i] / 1000, lastb[i] / 1000
+	if (up > 0)
+		printf "# guest cost: %.3f%% of one CPU in the poller (%d ns in %.1f s), %.1f polls/s\n", \
+			busy / (up * 1e9) * 100, busy, up, polls / up
+	else
+		bad("no GUEST-UPTIME line")
 	if (nb != 2) bad("expected the clock lines of 2 readers, got " nb)
 	if (nw != 2 * rounds) bad(nw " rounds, not " 2 * rounds)
 	exit fails ? 1 : 0
-}' -v rounds="$rounds" -v median="$(awk '{ print $3 - $2 }' "$vm_tmp/window" | sort -n |
+}' -v rounds="$rounds" -v console="$vm_tmp/console" -v median="$(awk '{ print $3 - $2 }' "$vm_tmp/window" | sort -n |
 	awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }')" "$vm_tmp/window" <(cat "$vm_tmp/src.err" "$vm_tmp/dst.err") \
 	<(cat "$vm_tmp/src.events" "$vm_tmp/dst.events") ||
 	fail "a marker's host time contradicts the serial port"
