@@ -311,8 +311,11 @@ TEST(formatted_segment)
 	EXPECT_EQ(IVRING_CLOCK_MONO, h->clock_id);
 	EXPECT_STREQ("mono", (char *)h->clock_name);
 	EXPECT_EQ(0, h->flags);
-	for (i = 0; i < 12; i++)
+	for (i = 0; i < 4; i++)
 		EXPECT_EQ(0, h->reserved[i]);
+	/* No clock request answered yet. */
+	EXPECT_EQ(0, h->sync.seq);
+	EXPECT_EQ(0, h->sync.answers);
 	EXPECT_EQ(4096 - 16 - 8, s.w.max_payload);
 
 	/* Slot 0 is started as seq 0, every other slot is empty and busy. */
