@@ -147,6 +147,10 @@ static u64 next_ticket(struct ivring *r, u32 cpu)
 	return LOAD(&sc->entries) + LOAD(&sc->dropped);
 }
 
+/*
+ * Cursors for the generation in r->hdr.  Writes nothing to the segment:
+ * ivr_claim() does, once the caller cannot fail any more.
+ */
 int ivr_attach(struct ivring *r)
 {
 	struct ivring_host *host = ivr_host(r);
@@ -184,8 +188,10 @@ int ivr_attach(struct ivring *r)
 		else
 			ivr_cpu_place(r, cpu, 0, 0, cs);
 		/*
-		 * A snapshot owes no account of what came before: another
-		 * reader may have consumed it.
+		 * A consumer owes an account of every event since the one it
+		 * resumes at, or since ticket 0 when it starts with the
+		 * generation.  A snapshot does not: another reader may have
+		 * consumed them.
 		 */
 		c->ticket_known = !r->peek;
 		next = next_ticket(r, cpu);

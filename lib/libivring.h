@@ -516,6 +516,19 @@ struct ivring_rec_stats {
 IVRING_API int ivring__rec_stats(const struct ivring_rec *w,
 				 struct ivring_rec_stats *st);
 
+/*
+ * Host time in a recording (since 1.3): @r's clock samples
+ * (ivring__clock_sync()) go into a trace.dat as trace-cmd's TIME_SHIFT
+ * option, so that trace-cmd report prints the host's CLOCK_MONOTONIC and
+ * merges the file with a host trace recorded with "trace-cmd record -C
+ * mono" (trace-cmd report -i host.dat -i guest.dat).  Call it before each
+ * ivring__rec_flush(): the file's metadata then carries the samples as they
+ * are (at most 512, spread over the recording).  Returns the samples
+ * taken, 0 when @r has none of the recording's generation, or -EOPNOTSUPP
+ * for CTF.
+ */
+IVRING_API int ivring__rec_clock(struct ivring_rec *w, struct ivring *r);
+
 #ifdef __cplusplus
 }
 #endif

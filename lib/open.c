@@ -185,7 +185,6 @@ int ivr_load_header(struct ivring *r)
 	return 0;
 }
 
-
 /*
  * ivring_host.file_id of this file on this host: the boot id tells hosts
  * (and boots) apart, the device and inode the files of one host.  FNV-1a;

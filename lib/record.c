@@ -109,7 +109,48 @@ static void rec_free(struct ivring_rec *w)
 	free(w->fmts);
 	free(w->str);
 	free(w->cpus);
+	free(w->shift_time);
+	free(w->shift_off);
 	free(w);
+}
+
+int ivring__rec_clock(struct ivring_rec *w, struct ivring *r)
+{
+	const struct ivr_sync *y;
+	u64 *t;
+	s64 *o;
+	u32 i, n;
+
+	if (!w || !r)
+		return -EINVAL;
+	if (w->format != IVRING_REC_TRACE_DAT)
+		return ivr_rec_err(w, -EOPNOTSUPP, "%s: host times go into a trace.dat only",
+				   w->path);
+	y = &r->sync;
+	if (y->generation != w->info.generation || !y->nr)
+		return 0;
+	/* The samples spread over the recording, the first and last kept. */
+	n = y->nr < IVR_REC_SHIFT_MAX ? y->nr : IVR_REC_SHIFT_MAX;
+	t = malloc(n * sizeof(*t));
+	o = malloc(n * sizeof(*o));
+	if (!t || !o) {
+		free(t);
+		free(o);
+		return ivr_rec_err(w, -ENOMEM, "out of memory for %u clock samples", n);
+	}
+	for (i = 0; i < n; i++) {
+		const struct ivr_sync_sample *s =
+			&y->s[n == 1 ? 0 : (u64)i * (y->nr - 1) / (n - 1)];
+
+		t[i] = s->guest;
+		o[i] = (s64)(s->host - s->guest);
+	}
+	free(w->shift_time);
+	free(w->shift_off);
+	w->shift_time = t;
+	w->shift_off = o;
+	w->nr_shift = n;
+	return n;
 }
 
 static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,

@@ -80,9 +80,16 @@ struct ivring_rec {
 	char *str;
 	struct ivr_rec_cpu *cpus;	/* info.nr_cpus */
 	u64 meta_bytes;			/* written besides the CPU data */
+	/* Host time (ivring__rec_clock()): guest time and host - guest. */
+	u64 *shift_time;
+	s64 *shift_off;
+	u32 nr_shift;
 	bool failed;			/* a write failed: the file is incomplete */
 	char err[PATH_MAX + 512];
 };
+
+/* Clock samples that a trace.dat carries at most, per CPU (TIME_SHIFT). */
+#define IVR_REC_SHIFT_MAX	512
 
 /* Record a failure on @w and return @ret (a negative errno). */
 int ivr_rec_err(struct ivring_rec *w, int ret, const char *fmt, ...)

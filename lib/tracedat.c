@@ -453,7 +453,9 @@ static int begin_in_place(struct ivring_rec *w)
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++, off += ip->region)
 		ip->offs[cpu] = off;
 	ip->slot_size = 65536 + (u64)COMMS_MAX * (12 + COMM_LEN + 1) +
-			(u64)w->info.nr_cpus * 20 + strlen(w->name);
+			(u64)w->info.nr_cpus * 20 + strlen(w->name) +
+			/* TIME_SHIFT */
+			16 + (u64)w->info.nr_cpus * (4 + 24 * IVR_REC_SHIFT_MAX);
 	ip->slot_size = ivr_td_page_align(ip->slot_size, t->page_size);
 	ip->slot[0] = off;
 	ip->slot[1] = off + ip->slot_size;

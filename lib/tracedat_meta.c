@@ -183,6 +183,34 @@ static void put_option_str(struct obuf *b, u16 id, const char *s)
 	put_option(b, id, s, strlen(s) + 1);
 }
 
+/*
+ * Host time (ivring__rec_clock()): trace-cmd's TIME_SHIFT, which makes
+ * trace-cmd report add the offset, interpolated between samples, to every
+ * time stamp.  The host's trace id is not known here (0); trace-cmd
+ * corrects the times without it.  Every CPU gets the same samples, with no
+ * scaling, and no fraction bits follow.
+ */
+static void put_time_shift(struct obuf *b, struct ivring_rec *w)
+{
+	u32 cpu, i, n = w->nr_shift;
+	u64 len = 16 + (u64)w->info.nr_cpus * (4 + 24 * (u64)n);
+
+	put16(b, OPT_TIME_SHIFT);
+	put32(b, (u32)len);
+	put64(b, 0);				/* the host's trace id */
+	put32(b, 1);				/* interpolate */
+	put32(b, w->info.nr_cpus);
+	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
+		put32(b, n);
+		for (i = 0; i < n; i++)
+			put64(b, w->shift_time[i]);
+		for (i = 0; i < n; i++)
+			put64(b, (u64)w->shift_off[i]);
+		for (i = 0; i < n; i++)
+			put64(b, 1);
+	}
+}
+
 /* The options that both versions carry. */
 static void put_common_options(struct obuf *b, struct ivring_rec *w)
 {
@@ -195,6 +223,8 @@ static void put_common_options(struct obuf *b, struct ivring_rec *w)
 	put_option(b, OPT_CPUCOUNT, &cpus, 4);
 	put_option_str(b, OPT_UNAME, w->name);
 	put_option_str(b, OPT_VERSION, "ivring " IVRING_VERSION);
+	if (w->nr_shift)
+		put_time_shift(b, w);
 }
 
 /* The offset of each CPU's data, once the metadata is @meta bytes long. */

@@ -9,7 +9,8 @@
 # the writer dropped; two consuming recorders, the first stopped in the
 # middle, hold every event once between them, and so do a killed
 # recorder's spools once trace-cmd restore has put them together, and a
-# killed snapshot's FILE.tmp as it is; and each
+# killed snapshot's FILE.tmp as it is; --clock host puts host times in
+# the file (TIME_SHIFT), which merges with a host trace; and each
 # error says what went wrong with its documented exit code.
 #
 # Needs $IVRING_TOOLS/ivring-read, ivring-gen, gen_fixed ($IVRING_GEN_FIXED)
@@ -293,6 +294,116 @@ if [ "${cpu_pct%.*}" -lt 20 ]; then
 	ok "idle with part-filled sub-buffers: ${cpu_pct}% CPU"
 else
 	not_ok "idle with part-filled sub-buffers: ${cpu_pct}% CPU"
+fi
+
+# --- host time ----------------------------------------------------------------
+# A writer whose clock runs 5 s behind the host's and that answers clock
+# requests, as ivring.ko does: record --clock host puts the samples in
+# TIME_SHIFT, and trace-cmd report prints host times (inside the host
+# uptime window of the run), while --raw-ts still shows the guest's, 5 s
+# earlier.  ivring-read --clock host agrees with trace-cmd.
+# in_window FILE LO HI: every time stamp of trace-cmd's or ivring-read's
+# lines in FILE lies in [LO, HI] seconds; some do.
+in_window() {
+	awk -v lo="$2" -v hi="$3" '
+	match($0, /\] *[0-9]+\.[0-9]+:/) {
+		t = substr($0, RSTART + 1, RLENGTH - 2) + 0
+		n++
+		if (t < lo || t > hi) { if (bad++ < 3) print "# out of [" lo ", " hi "]: " $0 }
+	}
+	END { exit n && !bad ? 0 : 1 }' "$1"
+}
+rm -f "/dev/shm/$shm"
+"$gen" -q --cpus 2 --keep-running --rate 500 --answer-clock \
+	--clock-behind 5000000000 "$shm" &
+bg=($!)
+sleep 0.3
+u0=$(cut -d' ' -f1 /proc/uptime)
+"$read_bin" record -f --clock host -o "$tmp/host.dat" "$shm" 2>"$tmp/err" &
+rec=$!
+sleep 2
+kill -TERM "$rec"
+wait "$rec"
+rc=$?
+"$read_bin" --clock host --peek "$shm" >/dev/null 2>"$tmp/peek.err"
+peek_rc=$?
+"$read_bin" --clock host "$shm" >"$tmp/host.txt" 2>>"$tmp/err"
+kill "${bg[@]}"
+wait "${bg[@]}"
+bg=()
+u1=$(cut -d' ' -f1 /proc/uptime)
+report "$tmp/host.dat" "$tmp/host.rep"
+trace-cmd report --raw-ts "$tmp/host.dat" 2>/dev/null | sed 's/\]\([0-9]\{1,\}\)\([0-9]\{9\}\):/] \1.\2:/' >"$tmp/raw.rep"
+lo=$(awk -v u="$u0" 'BEGIN { print u - 1 }')
+hi=$(awk -v u="$u1" 'BEGIN { print u + 1 }')
+glo=$(awk -v u="$u0" 'BEGIN { print u - 6 }')
+ghi=$(awk -v u="$u1" 'BEGIN { print u - 4 }')
+if [ "$rc" = 0 ] && in_window "$tmp/host.rep" "$lo" "$hi" &&
+   in_window "$tmp/raw.rep" "$glo" "$ghi" && in_window "$tmp/host.txt" "$lo" "$hi"; then
+	ok "--clock host: trace-cmd report and ivring-read print host times, 5 s after the guest's"
+else
+	not_ok "--clock host: host times (exit $rc, host uptime $u0 .. $u1)"
+	sed 's/^/# /' "$tmp/err"
+	head -3 "$tmp/host.rep" "$tmp/raw.rep" "$tmp/host.txt" | sed 's/^/# /'
+fi
+if [ "$peek_rc" = 2 ] && grep -q "a --peek reader writes nothing to the segment" "$tmp/peek.err"; then
+	ok "--clock host with --peek: a usage error"
+else
+	not_ok "--clock host with --peek: exit $peek_rc"
+	sed 's/^/# /' "$tmp/peek.err"
+fi
+"$gen_fixed" basic "$tmp/noclock.seg" || exit 1
+"$read_bin" --clock host "$tmp/noclock.seg" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 1 ] && grep -q "does not answer clock requests" "$tmp/err"; then
+	ok "--clock host on a writer that does not answer: says so"
+else
+	not_ok "--clock host on a writer that does not answer: exit $rc"
+	sed 's/^/# /' "$tmp/err"
+fi
+
+# One timeline: a "host" trace whose clock is the host's (a writer that does
+# not run behind) and the guest's, recorded with --clock host, both live at
+# once.  trace-cmd report -i host.dat -i guest.dat merges them: time never
+# goes back, and the two files' events alternate, as they were written.
+rm -f "/dev/shm/$shm" "/dev/shm/$shm-b"
+"$gen" -q --cpus 1 --keep-running --rate 100 "$shm-b" &
+bg=($!)
+"$gen" -q --cpus 1 --keep-running --rate 100 --answer-clock \
+	--clock-behind 5000000000 "$shm" &
+bg+=($!)
+sleep 0.3
+"$read_bin" record -f -q -o "$tmp/m-host.dat" "$shm-b" 2>"$tmp/err" &
+r1=$!
+"$read_bin" record -f -q --clock host -o "$tmp/m-guest.dat" "$shm" 2>>"$tmp/err" &
+r2=$!
+sleep 2
+kill -TERM "$r1" "$r2"
+wait "$r1" "$r2"
+kill "${bg[@]}"
+wait "${bg[@]}"
+bg=()
+trace-cmd report -i "$tmp/m-host.dat" -i "$tmp/m-guest.dat" >"$tmp/merged" 2>"$tmp/t.err"
+if awk '
+	match($0, /\] *[0-9]+\.[0-9]+:/) {
+		t = substr($0, RSTART + 1, RLENGTH - 2) + 0
+		f = $1
+		n[f]++
+		if (p && t < p) back++
+		if (pf != "" && f != pf) sw++
+		p = t; pf = f
+	}
+	END {
+		printf "# merged: %d host and %d guest events, %d alternations, time back %d times\n", \
+			n["m-host.dat:"], n["m-guest.dat:"], sw, back
+		exit n["m-host.dat:"] > 50 && n["m-guest.dat:"] > 50 && !back &&
+		     sw > (n["m-host.dat:"] + n["m-guest.dat:"]) / 2 ? 0 : 1
+	}' "$tmp/merged"; then
+	ok "trace-cmd report -i host.dat -i guest.dat: one timeline"
+else
+	not_ok "trace-cmd report -i host.dat -i guest.dat: one timeline"
+	sed 's/^/# /' "$tmp/err" "$tmp/t.err"
+	head -5 "$tmp/merged" | sed 's/^/# /'
 fi
 
 # --- errors ----------------------------------------------------------------

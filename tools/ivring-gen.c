@@ -58,6 +58,8 @@ struct gen_opts {
 	bool quiet;
 	bool have_generation;
 	u64 generation;
+	bool answer_clock;	/* as ivring.ko's clock_sync.c */
+	u64 clock_behind;	/* ns the writer's clock runs behind */
 };
 
 /* One writer thread: a guest CPU.  Counters are per origin, so the task
@@ -104,6 +106,9 @@ static void usage(FILE *f)
 "  -k, --keep-running      write until SIGINT/SIGTERM (for a following reader)\n"
 "  -S, --stop              mark the segment STOPPED when done\n"
 "  -g, --generation N      use N instead of a fresh generation number\n"
+"      --answer-clock      answer the host's clock requests, as ivring.ko\n"
+"      --clock-behind NS   the writer's clock runs NS behind the host's\n"
+"                          CLOCK_MONOTONIC (a guest booted later)\n"
 "  -q, --quiet             no summary on stderr\n"
 "  -h, --help\n", NESTED_HZ_DEFAULT);
 }
@@ -215,6 +220,8 @@ static void parse_args(int argc, char **argv)
 		{ "follow-mode", no_argument, NULL, 'k' },
 		{ "stop", no_argument, NULL, 'S' },
 		{ "generation", required_argument, NULL, 'g' },
+		{ "answer-clock", no_argument, NULL, 'A' },
+		{ "clock-behind", required_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -294,6 +301,14 @@ static void parse_args(int argc, char **argv)
 			opt.generation = parse_count("--generation", optarg, UINT64_MAX);
 			opt.have_generation = true;
 			break;
+		case 'A':
+			opt.answer_clock = true;
+			break;
+		case 'B':
+			opt.clock_behind = strtoull(optarg, &end, 0);
+			if (*end || !*optarg)
+				tool_die("--clock-behind '%s': nanoseconds", optarg);
+			break;
 		case 'q':
 			opt.quiet = true;
 			break;
@@ -327,6 +342,39 @@ static void parse_args(int argc, char **argv)
 static u64 now_ns(void)
 {
 	return ivr_clock_mono();
+}
+
+/* The writer's clock: the host's, --clock-behind late. */
+static u64 guest_clock(void)
+{
+	return ivr_clock_mono() - opt.clock_behind;
+}
+
+/*
+ * --answer-clock: ivring.ko's poller (kmod/clock_sync.c) in a thread: a
+ * look every millisecond; after an answer, spinning 1 ms for the next
+ * request, 200 us after each later one, until the host ends the burst.
+ */
+static void *clock_thread(void *arg)
+{
+	const struct timespec ms = { 0, 1000000 };
+	u64 tail;
+	int ret;
+
+	(void)arg;
+	while (!stop_requested) {
+		if (ivring_sync_answer(&writer) == IVR_SYNC_ANSWERED) {
+			for (tail = now_ns() + 1000000; now_ns() < tail;) {
+				ret = ivring_sync_answer(&writer);
+				if (ret == IVR_SYNC_ENDED)
+					break;
+				if (ret == IVR_SYNC_ANSWERED)
+					tail = now_ns() + 200000;
+			}
+		}
+		nanosleep(&ms, NULL);
+	}
+	return NULL;
 }
 
 static void sleep_until(u64 t)
@@ -557,6 +605,7 @@ int main(int argc, char **argv)
 	struct ivring_slot *slots;
 	struct gen_thread *threads;
 	struct sigaction sa = { 0 };
+	pthread_t clock_tid;
 	char *path;
 	void *base;
 	u64 need, gen;
@@ -571,6 +620,7 @@ int main(int argc, char **argv)
 	p.mode = opt.mode;
 	p.clock_id = IVRING_CLOCK_MONO;
 	p.clock_name = "mono";
+	p.flags = opt.answer_clock ? IVRING_F_CLOCK_SYNC : 0;
 	ret = ivring_layout(&p, &lay, &need);
 	if (ret == -ENOSPC) {
 		char sz[32];
@@ -598,6 +648,8 @@ int main(int argc, char **argv)
 	/* Clock and pid: a reader sees a new epoch on every run. */
 	gen = opt.have_generation ? opt.generation :
 	      (now_ns() ^ ((u64)getpid() << 40)) | 1;
+	if (opt.clock_behind)
+		writer.clock = guest_clock;
 	ret = ivring_format(&writer, base, &p, gen, cpus, slots);
 	if (ret)
 		tool_die("%s: format: %s", path, strerror(-ret));
@@ -630,8 +682,17 @@ int main(int argc, char **argv)
 		if (ret)
 			tool_die("cpu %u: pthread_create: %s", i, strerror(ret));
 	}
+	if (opt.answer_clock) {
+		ret = pthread_create(&clock_tid, NULL, clock_thread, NULL);
+		if (ret)
+			tool_die("clock thread: pthread_create: %s", strerror(ret));
+	}
 	for (i = 0; i < opt.cpus; i++)
 		pthread_join(threads[i].tid, NULL);
+	if (opt.answer_clock) {
+		stop_requested = 1;
+		pthread_join(clock_tid, NULL);
+	}
 
 	if (opt.stop)
 		ivring_set_state(&writer, IVRING_STATE_STOPPED);

@@ -34,7 +34,6 @@
 
 #define MAX_PATTERNS	64
 
-enum { OPT_CLOCK = 300 };
 
 #define NR_TYPES	65536
 

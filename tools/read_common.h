@@ -63,7 +63,7 @@ struct handover {
 	const char *resume;
 };
 
-enum { OPT_CHECKPOINT = 256, OPT_RESUME };
+enum { OPT_CHECKPOINT = 256, OPT_RESUME, OPT_CLOCK };
 
 #define HANDOVER_LONGOPTS \
 	{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT }, \

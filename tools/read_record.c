@@ -30,6 +30,7 @@
 
 #include <linux/ivring.h>
 #include "libivring.h"
+#include "read_clock.h"
 #include "read_common.h"
 #include "read_record.h"
 #include "tool_msg.h"
@@ -52,6 +53,7 @@ struct rec_opts {
 	const char *name;
 	unsigned int version;
 	struct handover handover;
+	bool host_time;		/* --clock host */
 	bool follow;
 	bool peek;
 	bool quiet;
@@ -66,6 +68,7 @@ struct rec_state {
 	unsigned int part;	/* files after generation changes */
 	unsigned int nr_cpus;
 	unsigned int pending;	/* pages recorded since the last commit */
+	struct read_clock clk;
 	uint64_t events, pages, lost, files_bytes;
 	/* progress */
 	bool tty;
@@ -94,6 +97,11 @@ static void usage(FILE *f)
 "  -q, --quiet           no progress line\n"
 "  -s, --stats           at the end, per-CPU statistics on stderr, as\n"
 "                        ivring-read --stats prints them\n"
+"      --clock host      put host times in the trace.dat: the guest's clock\n"
+"                        samples go in trace-cmd's TIME_SHIFT option, and\n"
+"                        trace-cmd report shows the host's CLOCK_MONOTONIC\n"
+"                        (and merges the file with a host trace recorded\n"
+"                        with trace-cmd record -C mono)\n"
 HANDOVER_USAGE
 "  -h, --help            this text\n"
 "\n"
@@ -129,6 +137,7 @@ static void parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stats", no_argument, NULL, 's' },
 		HANDOVER_LONGOPTS,
+		{ "clock", required_argument, NULL, OPT_CLOCK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -138,6 +147,14 @@ static void parse_args(int argc, char **argv, struct rec_opts *o)
 		if (handover_opt(c, optarg, &o->handover))
 			continue;
 		switch (c) {
+		case OPT_CLOCK:
+			if (strcmp(optarg, "guest") && strcmp(optarg, "host")) {
+				tool_warn("--clock '%s': guest or host (a trace.dat's times are its clock's)",
+					  optarg);
+				exit(EXIT_USAGE);
+			}
+			o->host_time = !strcmp(optarg, "host");
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -258,6 +275,9 @@ static int flush_and_commit(struct rec_state *s)
 
 	if (!s->pending)
 		return 0;
+	/* The clock samples so far go into the file's metadata with the flush. */
+	if (s->clk.clock && ivring__rec_clock(s->w, s->r) < 0)
+		tool_warn("%s", ivring__rec_errmsg(s->w));
 	ret = ivring__rec_flush(s->w);
 	if (ret) {
 		tool_warn("%s", ivring__rec_errmsg(s->w));
@@ -365,7 +385,9 @@ static int on_new_generation(struct rec_state *s)
 		return err;
 	s->part++;
 	warn_skipped_formats(s->r, s->o->path);
-	err = start_file(s);
+	err = read_clock_start(s->r, &s->clk, s->o->peek);
+	if (!err)
+		err = start_file(s);
 	if (!err)
 		tool_warn("the guest re-formatted the segment; recording into %s",
 			  s->out);
@@ -393,6 +415,7 @@ static int record_loop(struct rec_state *s)
 		ret = record_pass(s, partial, &err);
 		if (err)
 			return err;
+		read_clock_tick(s->r, &s->clk);
 		progress(s, false);
 		if (ret > 0) {
 			told_stopped = false;
@@ -454,6 +477,20 @@ int record_main(int argc, char **argv)
 	err = handover_open(o.path, o.peek, o.follow, &o.handover, &s.r);
 	if (err || !s.r)
 		return err;
+	if (o.host_time) {
+		if (o.ctf) {
+			tool_warn("--clock host: for a trace.dat; a CTF trace keeps the guest's clock");
+			ivring__close(s.r);
+			return EXIT_USAGE;
+		}
+		s.clk.clock = IVRING_HOST_MONOTONIC;
+		s.clk.sync = true;
+	}
+	err = read_clock_start(s.r, &s.clk, o.peek);
+	if (err) {
+		ivring__close(s.r);
+		return err;
+	}
 	warn_skipped_formats(s.r, o.path);
 	err = start_file(&s);
 	if (!err) {

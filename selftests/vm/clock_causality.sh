@@ -112,10 +112,13 @@ END {
 		if (inn[n] < h0[n] - 1) { if (nv++ < 10) bad("round " n ": in at " inn[n] ", " h0[n] - inn[n] " us before the host wrote (" h0[n] ")") }
 		if (out[n] > h1[n] + 2) { if (nv++ < 10) bad("round " n ": out at " out[n] ", " out[n] - h1[n] " us after the host read the answer (" h1[n] ")") }
 		lead += inn[n] - h0[n]; lag += h1[n] - out[n]; k++
+		if (k == 1 || inn[n] - h0[n] < minlead) minlead = inn[n] - h0[n]
+		if (k == 1 || h1[n] - out[n] < minlag) minlag = h1[n] - out[n]
 	}
 	printf "# %d rounds, %d and %d markers; window H1 - H0: median %d us\n", \
 		nw, nin, nout, median
-	if (k) printf "# mean H0 -> in %.0f us, out -> H1 %.0f us\n", lead / k, lag / k
+	if (k) printf "# H0 -> in: mean %.0f us, least %d us; out -> H1: mean %.0f us, least %d us\n", \
+		lead / k, minlead, lag / k, minlag
 	for (i = 1; i <= nb; i++)
 		printf "# reader %d: best bound %.1f us, last sample %.1f us\n", i, best[i] / 1000, lastb[i] / 1000
 	if (up > 0)
