@@ -95,6 +95,9 @@ BASE_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE $(WARNINGS) -MMD -MP \
 TEP_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags libtraceevent 2>/dev/null)
 TEP_LIBS	:= $(or $(shell $(PKG_CONFIG) --libs libtraceevent 2>/dev/null),-ltraceevent)
 LIBS		:= $(TEP_LIBS) -lpthread
+# The tools' many-guest registry (tools/guest_registry.c); not the library's.
+URCU_LIBS	:= -lurcu -lurcu-cds
+TOOL_LIBS	:= $(URCU_LIBS) $(LIBS)
 
 # Who may include whom (DESIGN.md, "Layout"): one include path per folder.
 lib_INC		:= -Iinclude/uapi -Ilib $(TEP_CFLAGS) -fvisibility=hidden
@@ -173,18 +176,18 @@ $$($(1)_ST_A): $$($(1)_ST_OBJS)
 
 $$($(1)_TOOLS): $(B)/$(1)/tools/%: $(B)/$(1)/tools/%.o $$($(1)_ARCHIVES)
 	$$(call msg,LD,$$@)
-	$(Q)$$(CC) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+	$(Q)$$(CC) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(TOOL_LIBS)
 
 $$($(1)_TESTS) $$($(1)_BENCHES): $(B)/$(1)/selftests/%: $(B)/$(1)/selftests/%.o \
 		$$($(1)_ST_A) $$($(1)_ARCHIVES)
 	$$(call msg,LD,$$@)
-	$(Q)$$(CC) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+	$(Q)$$(CC) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(TOOL_LIBS)
 
 $$($(1)_HELPERS): $(B)/$(1)/helpers/%: $(B)/$(1)/selftests/%.o \
 		$$($(1)_ST_A) $$($(1)_ARCHIVES)
 	$$(call msg,LD,$$@)
 	$(Q)mkdir -p $$(@D)
-	$(Q)$$(CC) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+	$(Q)$$(CC) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(TOOL_LIBS)
 
 .PHONY: variant-$(1)
 variant-$(1): $$($(1)_TOOLS) $$($(1)_TESTS) $$($(1)_HELPERS)
@@ -258,7 +261,7 @@ $(PC_FILE): lib/ivring.pc.in $(B)/lib/pc-vars
 $(TOOLS): $(B)/tools/%: $(B)/plain/tools/%.o $(plain_TOOLS_A) $(plain_WRITER_A) $(LIB_A)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LIBS)
 
 # --- the kselftest harness, from Debian's linux-source-6.1 ----------------
 
