@@ -21,6 +21,8 @@
 #include "libivring.h"
 #include "read_clock.h"
 #include "read_common.h"
+#include "read_many.h"
+#include "read_many_text.h"
 #include "read_record.h"
 #include "tool_msg.h"
 
@@ -46,6 +48,7 @@ struct read_opts {
 	unsigned int max_cpu;	/* highest CPU named in --cpu */
 	struct handover handover;
 	struct read_clock clk;
+	struct many_opts many;	/* path NULL: many segments */
 	bool follow;
 	bool peek;
 	bool stats;
@@ -64,6 +67,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: " PROG " [options] /dev/shm/NAME | NAME\n"
+"       " PROG " -f [options] SEGMENT... | --watch DIR\n"
 "       " PROG " record [-o FILE.dat | --ctf DIR] [options] /dev/shm/NAME\n"
 "Print the trace events of an ivring segment, as trace-cmd report does.\n"
 "By default the events read are consumed: the guest may reuse their space.\n"
@@ -85,9 +89,18 @@ static void usage(FILE *f)
 "                        CLOCK_REALTIME), asking the guest for its clock\n"
 "                        through the segment every second\n"
 HANDOVER_USAGE
+MANY_USAGE
 "  -h, --help            this text\n"
 "\n"
 HANDOVER_HELP
+"\n"
+"Many segments (several named, or --watch): one process serves every\n"
+"guest, each line prefixed with its guest's name (the segment's file\n"
+"name); a guest's lines are in time order, different guests' are not\n"
+"merged.  A segment that fails a check, or whose file is truncated, is\n"
+"reported and skipped; the others read on.  -e, -C and the hand-over\n"
+"options are for one segment.  See README, \"Tracing every guest of a\n"
+"host\".\n"
 "\n"
 "ivring-read record writes a trace.dat or a CTF trace instead of text,\n"
 "copying pages and decoding nothing: see ivring-read record --help.\n"
@@ -172,6 +185,7 @@ static void parse_args(int argc, char **argv, struct read_opts *o)
 		{ "peek", no_argument, NULL, 'p' },
 		{ "stats", no_argument, NULL, 's' },
 		HANDOVER_LONGOPTS,
+		MANY_LONGOPTS,
 		{ "clock", required_argument, NULL, OPT_CLOCK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -179,7 +193,8 @@ static void parse_args(int argc, char **argv, struct read_opts *o)
 	int c;
 
 	while ((c = getopt_long(argc, argv, "fe:C:o:psh", longopts, NULL)) != -1) {
-		if (handover_opt(c, optarg, &o->handover))
+		if (handover_opt(c, optarg, &o->handover) ||
+		    many_opt(c, optarg, &o->many))
 			continue;
 		switch (c) {
 		case OPT_CLOCK:
@@ -222,7 +237,41 @@ static void parse_args(int argc, char **argv, struct read_opts *o)
 			exit(EXIT_USAGE);
 		}
 	}
+	if (many_args(argc, argv, &o->many))
+		return;
 	o->path = segment_arg(argc, argv, PROG);
+}
+
+/* Every guest's lines in one stream (read_many_text.c). */
+static int many_text(struct read_opts *o)
+{
+	struct many_text mt = {
+		.out = stdout,
+		.name = o->output ? o->output : "stdout",
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+	};
+	int err;
+
+	if (o->nr_patterns || o->cpus || o->handover.checkpoint ||
+	    o->handover.resume) {
+		tool_warn("-e, --cpu, --checkpoint and --resume are for one segment");
+		return EXIT_USAGE;
+	}
+	if (o->output && !(mt.out = fopen(o->output, "w"))) {
+		tool_warn("%s: %s", o->output, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	o->many.follow = o->many.follow || o->follow;
+	o->many.peek = o->peek;
+	o->many.clock = o->clk.clock;
+	o->many.ops = &many_text_ops;
+	o->many.arg = &mt;
+	err = many_main(&o->many);
+	if (mt.out != stdout && fclose(mt.out) && !err) {
+		tool_warn("%s: %s", o->output, strerror(errno));
+		err = EXIT_RUNTIME;
+	}
+	return err;
 }
 
 
@@ -452,6 +501,11 @@ int main(int argc, char **argv)
 		return record_main(argc - 1, argv + 1);
 	parse_args(argc, argv, &o);
 	read_signals();
+	if (!o.path) {
+		err = many_text(&o);
+		free(o.many.paths);
+		return err;
+	}
 
 	err = handover_open(o.path, o.peek, o.follow, &o.handover, &r);
 	if (err || !r)

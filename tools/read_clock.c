@@ -49,7 +49,7 @@ int read_clock_start(struct ivring *r, struct read_clock *c, bool peek)
 		tool_warn("--clock: a --peek reader writes nothing to the segment, so it cannot ask the guest for its clock");
 		return EXIT_USAGE;
 	}
-	for (i = 0; i < SYNC_TRIES && ret <= 0 && !stop_requested; i++) {
+	for (i = 0; i < SYNC_TRIES && ret <= 0 && !stop_is_requested(); i++) {
 		ret = ivring__clock_sync(r, i ? SYNC_TIMEOUT_MS : SYNC_FIRST_MS);
 		if (ret < 0)
 			break;

@@ -21,16 +21,20 @@
 volatile sig_atomic_t stop_requested;
 volatile sig_atomic_t drain_requested;
 
+/*
+ * Atomic stores: the reader of many segments looks at the flags from
+ * threads other than the one the signal interrupts.
+ */
 static void on_signal(int sig)
 {
 	(void)sig;
-	stop_requested = 1;
+	__atomic_store_n(&stop_requested, 1, __ATOMIC_RELAXED);
 }
 
 static void on_drain(int sig)
 {
 	(void)sig;
-	drain_requested = 1;
+	__atomic_store_n(&drain_requested, 1, __ATOMIC_RELAXED);
 }
 
 void read_signals(void)

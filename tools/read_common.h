@@ -35,6 +35,9 @@ extern volatile sig_atomic_t drain_requested;
  * segment for the next reader.
  */
 void read_signals(void);
+/* The flags, read from any thread. */
+#define stop_is_requested()	__atomic_load_n(&stop_requested, __ATOMIC_RELAXED)
+#define drain_is_requested()	__atomic_load_n(&drain_requested, __ATOMIC_RELAXED)
 
 uint64_t now_ns(void);
 void sleep_ns(uint64_t ns);

@@ -32,6 +32,8 @@
 #include "libivring.h"
 #include "read_clock.h"
 #include "read_common.h"
+#include "read_many.h"
+#include "read_many_record.h"
 #include "read_record.h"
 #include "tool_msg.h"
 
@@ -41,44 +43,14 @@
 #define COMMIT_PAGES	256
 /* Pages of one CPU in a row, so that a busy CPU cannot starve the others. */
 #define CPU_BURST	64
-/* How long what an idle CPU has published may wait for its page to fill. */
-#define PARTIAL_NS	200000000ULL
 /* The progress line's refresh interval. */
 #define PROGRESS_NS	500000000ULL
-
-struct rec_opts {
-	const char *path;
-	const char *output;
-	const char *ctf;
-	const char *name;
-	unsigned int version;
-	struct handover handover;
-	bool host_time;		/* --clock host */
-	bool follow;
-	bool peek;
-	bool quiet;
-	bool stats;
-};
-
-struct rec_state {
-	struct ivring *r;
-	struct ivring_rec *w;
-	const struct rec_opts *o;
-	char out[PATH_MAX];	/* the current file or directory */
-	unsigned int part;	/* files after generation changes */
-	unsigned int nr_cpus;
-	unsigned int pending;	/* pages recorded since the last commit */
-	struct read_clock clk;
-	uint64_t events, pages, lost, files_bytes;
-	/* progress */
-	bool tty;
-	uint64_t start_ns, last_ns;
-};
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: ivring-read record [options] /dev/shm/NAME | NAME\n"
+"       ivring-read record -o DIR | --ctf DIR [options] SEGMENT... | --watch DIR\n"
 "Record the guest's events into a file that trace-cmd report, KernelShark,\n"
 "babeltrace2 or Trace Compass opens, copying whole pages and decoding\n"
 "nothing.  The pages recorded are consumed, as ivring-read's are.\n"
@@ -101,11 +73,19 @@ static void usage(FILE *f)
 "                        samples go in trace-cmd's TIME_SHIFT option, and\n"
 "                        trace-cmd report shows the host's CLOCK_MONOTONIC\n"
 "                        (and merges the file with a host trace recorded\n"
-"                        with trace-cmd record -C mono)\n"
+"                        with trace-cmd record -C mono); in a CTF trace,\n"
+"                        the clock becomes the host's CLOCK_REALTIME, so\n"
+"                        that babeltrace2 merges guests and host traces\n"
 HANDOVER_USAGE
+MANY_USAGE
 "  -h, --help            this text\n"
 "\n"
 HANDOVER_HELP
+"\n"
+"Many segments (several named, or --watch): one process records every\n"
+"guest, each into DIR/NAME.dat (or the CTF directory DIR/NAME), NAME its\n"
+"segment's file name.  A segment that fails a check, or whose file is\n"
+"truncated, is reported and skipped; the others record on.\n"
 "\n"
 "Without --follow, it records what the segment holds now (at most as\n"
 "many pages per CPU as the segment has sub-buffers) and stops.\n"
@@ -125,7 +105,8 @@ static unsigned int parse_version(const char *s)
 	exit(EXIT_USAGE);
 }
 
-static void parse_args(int argc, char **argv, struct rec_opts *o)
+static void parse_args(int argc, char **argv, struct rec_opts *o,
+		       struct many_opts *m)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -137,6 +118,7 @@ static void parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stats", no_argument, NULL, 's' },
 		HANDOVER_LONGOPTS,
+		MANY_LONGOPTS,
 		{ "clock", required_argument, NULL, OPT_CLOCK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -144,7 +126,8 @@ static void parse_args(int argc, char **argv, struct rec_opts *o)
 	int c;
 
 	while ((c = getopt_long(argc, argv, "o:V:N:fpqsh", longopts, NULL)) != -1) {
-		if (handover_opt(c, optarg, &o->handover))
+		if (handover_opt(c, optarg, &o->handover) ||
+		    many_opt(c, optarg, m))
 			continue;
 		switch (c) {
 		case OPT_CLOCK:
@@ -191,9 +174,20 @@ static void parse_args(int argc, char **argv, struct rec_opts *o)
 		tool_warn("--ctf writes a CTF directory: -o and --file-version are for trace.dat");
 		exit(EXIT_USAGE);
 	}
+	if (many_args(argc, argv, m))
+		return;
 	o->path = segment_arg(argc, argv, PROG);
 	if (!o->ctf && !o->output)
 		o->output = "trace.dat";
+}
+
+/* A message about @s: naming its segment, when many are recorded. */
+static void rec_warn(const struct rec_state *s, const char *msg)
+{
+	if (s->tag && strncmp(msg, s->tag, strlen(s->tag)))
+		tool_warn("%s: %s", s->tag, msg);
+	else
+		tool_warn("%s", msg);
 }
 
 /* FILE, then FILE-1.dat for FILE.dat (or FILE-1) after a guest reboot. */
@@ -219,7 +213,7 @@ static int name_part(struct rec_state *s)
 	return 0;
 }
 
-static int start_file(struct rec_state *s)
+int rec_start_file(struct rec_state *s)
 {
 	struct ivring_rec_opts ro = {
 		.sz = sizeof(ro),
@@ -239,7 +233,7 @@ static int start_file(struct rec_state *s)
 	s->nr_cpus = info.nr_cpus;
 	ret = ivring__rec_open(s->r, s->out, &ro, &s->w);
 	if (ret) {
-		tool_warn("%s", ivring__errmsg(s->r));
+		rec_warn(s, ivring__errmsg(s->r));
 		return ret == -EINVAL || ret == -EEXIST ? EXIT_USAGE : EXIT_RUNTIME;
 	}
 	return 0;
@@ -269,7 +263,7 @@ static void progress(struct rec_state *s, bool force)
 }
 
 /* Write out what was recorded, then consume it: never the other way round. */
-static int flush_and_commit(struct rec_state *s)
+int rec_flush_and_commit(struct rec_state *s)
 {
 	int ret;
 
@@ -277,22 +271,23 @@ static int flush_and_commit(struct rec_state *s)
 		return 0;
 	/* The clock samples so far go into the file's metadata with the flush. */
 	if (s->clk.clock && ivring__rec_clock(s->w, s->r) < 0)
-		tool_warn("%s", ivring__rec_errmsg(s->w));
+		rec_warn(s, ivring__rec_errmsg(s->w));
 	ret = ivring__rec_flush(s->w);
 	if (ret) {
-		tool_warn("%s", ivring__rec_errmsg(s->w));
+		rec_warn(s, ivring__rec_errmsg(s->w));
 		return EXIT_RUNTIME;
 	}
-	ret = ivring__commit(s->r);
+	/* A segment found broken keeps what was not consumed for the next. */
+	ret = s->no_commit ? 0 : ivring__commit(s->r);
 	if (ret) {
-		tool_warn("%s", ivring__errmsg(s->r));
+		rec_warn(s, ivring__errmsg(s->r));
 		return exit_code(ret);
 	}
 	s->pending = 0;
 	return 0;
 }
 
-static int end_file(struct rec_state *s)
+int rec_end_file(struct rec_state *s)
 {
 	struct ivring_rec_stats st = { .sz = sizeof(st) };
 	char err[PATH_MAX + 512];
@@ -300,11 +295,11 @@ static int end_file(struct rec_state *s)
 
 	if (!s->w)
 		return 0;
-	ret = flush_and_commit(s);
+	ret = rec_flush_and_commit(s);
 	ivring__rec_stats(s->w, &st);
 	progress_clear(s);
 	if (!ret && ivring__rec_close(s->w, err, sizeof(err))) {
-		tool_warn("%s", err);
+		rec_warn(s, err);
 		ret = EXIT_RUNTIME;
 	} else if (ret) {
 		ivring__rec_close(s->w, NULL, 0);
@@ -337,15 +332,16 @@ static int record_cpu(struct rec_state *s, unsigned int cpu,
 		if (ret == -ESTALE || ret == -EPIPE || !ret)
 			return n ? n : ret;
 		if (ret < 0) {
-			tool_warn("%s", ivring__rec_errmsg(s->w));
+			rec_warn(s, ivring__rec_errmsg(s->w));
 			*err = exit_code(ret);
 			return -1;
 		}
 		s->events += pg.events;
 		s->lost += pg.lost;
+		s->bytes += pg.len;
 		s->pages++;
 		if (++s->pending >= COMMIT_PAGES) {
-			*err = flush_and_commit(s);
+			*err = rec_flush_and_commit(s);
 			if (*err)
 				return -1;
 		}
@@ -359,7 +355,7 @@ static int record_cpu(struct rec_state *s, unsigned int cpu,
  * records come in a later page).  Returns the pages recorded, or as
  * record_cpu().
  */
-static int record_pass(struct rec_state *s, bool partial, int *err)
+int rec_pass(struct rec_state *s, bool partial, int *err)
 {
 	unsigned int cpu, flags = partial ? IVRING_PAGE_PARTIAL : 0;
 	int total = 0, ret, stopped = 0;
@@ -379,7 +375,7 @@ static int record_pass(struct rec_state *s, bool partial, int *err)
 
 static int on_new_generation(struct rec_state *s)
 {
-	int err = end_file(s);
+	int err = rec_end_file(s);
 
 	if (err)
 		return err;
@@ -387,7 +383,7 @@ static int on_new_generation(struct rec_state *s)
 	warn_skipped_formats(s->r, s->o->path);
 	err = read_clock_start(s->r, &s->clk, s->o->peek);
 	if (!err)
-		err = start_file(s);
+		err = rec_start_file(s);
 	if (!err)
 		tool_warn("the guest re-formatted the segment; recording into %s",
 			  s->out);
@@ -412,7 +408,7 @@ static int record_loop(struct rec_state *s)
 		partial = !s->o->follow || now - last_partial >= PARTIAL_NS;
 		if (partial)
 			last_partial = now;
-		ret = record_pass(s, partial, &err);
+		ret = rec_pass(s, partial, &err);
 		if (err)
 			return err;
 		read_clock_tick(s->r, &s->clk);
@@ -421,7 +417,7 @@ static int record_loop(struct rec_state *s)
 			told_stopped = false;
 			continue;
 		}
-		err = flush_and_commit(s);
+		err = rec_flush_and_commit(s);
 		if (err)
 			return err;
 		if (ret == -ESTALE) {
@@ -459,7 +455,7 @@ static int record_loop(struct rec_state *s)
 	/* The sub-buffers still being filled, up to where they are now. */
 	if (s->o->follow) {
 		do {
-			ret = record_pass(s, true, &err);
+			ret = rec_pass(s, true, &err);
 		} while (ret > 0 && !err);
 	}
 	return err;
@@ -469,20 +465,21 @@ int record_main(int argc, char **argv)
 {
 	struct rec_opts o = { 0 };
 	struct rec_state s = { .o = &o };
+	struct many_opts m = { 0 };
 	int err;
 
-	parse_args(argc, argv, &o);
+	parse_args(argc, argv, &o, &m);
 	read_signals();
+	if (!o.path) {
+		err = many_record_main(&m, &o);
+		free(m.paths);
+		return err;
+	}
 	s.tty = !o.quiet && isatty(STDERR_FILENO);
 	err = handover_open(o.path, o.peek, o.follow, &o.handover, &s.r);
 	if (err || !s.r)
 		return err;
 	if (o.host_time) {
-		if (o.ctf) {
-			tool_warn("--clock host: for a trace.dat; a CTF trace keeps the guest's clock");
-			ivring__close(s.r);
-			return EXIT_USAGE;
-		}
 		s.clk.clock = IVRING_HOST_MONOTONIC;
 		s.clk.sync = true;
 	}
@@ -492,12 +489,12 @@ int record_main(int argc, char **argv)
 		return err;
 	}
 	warn_skipped_formats(s.r, o.path);
-	err = start_file(&s);
+	err = rec_start_file(&s);
 	if (!err) {
 		s.start_ns = now_ns();
 		err = record_loop(&s);
 	}
-	if (end_file(&s) && !err)
+	if (rec_end_file(&s) && !err)
 		err = EXIT_RUNTIME;
 	err = handover_end(s.r, &o.handover, err);
 	if (o.stats)
