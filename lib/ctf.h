@@ -63,6 +63,11 @@ struct ctf {
 	u32 *class_of;		/* by event type: index + 1, 0 for none */
 	struct ctf_stream *streams;	/* one per CPU */
 	u8 uuid[16];		/* the trace's, in every packet header */
+	u8 clock_uuid[16];
+	char *meta;		/* the metadata's text */
+	size_t meta_len;
+	size_t clock_at, clock_end;	/* the clock block in it */
+	bool host_time;		/* the clock was made the host's */
 };
 
 /* The packet header and context of ctf_meta.c, in bytes. */
@@ -76,5 +81,12 @@ struct ctf {
  * @w->path/metadata.  0 or -errno, with ivr_rec_err() said.
  */
 int ctf_meta_begin(struct ivring_rec *w, struct ivring *r, struct ctf *c);
+/*
+ * Make the trace's clock the host's CLOCK_REALTIME: the guest's time plus
+ * @offset_ns, absolute; the metadata file is replaced whole.
+ */
+int ctf_meta_clock(struct ivring_rec *w, struct ctf *c, s64 offset_ns);
+/* ivring__rec_clock() of a CTF trace (ctf.c). */
+int ctf_rec_clock(struct ivring_rec *w, struct ivring *r);
 
 #endif /* IVRING_LIB_CTF_H */

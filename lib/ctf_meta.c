@@ -312,11 +312,38 @@ static int add_class(struct ivring_rec *w, struct ctf *c, FILE *f,
 	return 0;
 }
 
-static void put_head(FILE *f, struct ivring_rec *w, const u8 *uuid,
-		     const u8 *clock_uuid, const char *clock)
+/*
+ * The clock: the guest's, counted from its boot, until a mapping onto the
+ * host's CLOCK_REALTIME is known (ctf_meta_clock()); then absolute, with
+ * the offset that makes the guest's time the host's, so that babeltrace2
+ * and Trace Compass merge the trace with other guests' and with the host's
+ * own (LTTng) on one timeline.
+ */
+static void put_clock(FILE *f, struct ivring_rec *w, const u8 *clock_uuid,
+		      const char *clock, bool host, s64 offset_ns)
 {
-	char desc[PATH_MAX + 64];
+	char desc[PATH_MAX + 96];
+	s64 sec = offset_ns / 1000000000LL, ns = offset_ns % 1000000000LL;
 
+	if (ns < 0) {
+		sec--;
+		ns += 1000000000LL;
+	}
+	fprintf(f, "clock {\n\tname = \"%s\";\n\tuuid = \"", clock);
+	put_uuid(f, clock_uuid);
+	snprintf(desc, sizeof(desc), "the guest clock %s of %s%s",
+		 w->info.clock_name, w->name,
+		 host ? ", offset to the host's CLOCK_REALTIME" : "");
+	fprintf(f, "\";\n\tdescription = ");
+	put_quoted(f, desc);
+	fprintf(f, ";\n\tfreq = 1000000000;\n\tprecision = 1;\n"
+		"\toffset_s = %" PRId64 ";\n\toffset = %" PRId64 ";\n"
+		"\tabsolute = %s;\n};\n\n", (int64_t)sec, (int64_t)ns,
+		host ? "TRUE" : "FALSE");
+}
+
+static void put_trace(FILE *f, struct ivring_rec *w, const u8 *uuid)
+{
 	fprintf(f, "/* CTF 1.8 */\n\n"
 		"/* ivring %s: a guest's ftrace events, from an ivring segment */\n\n"
 		"trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"",
@@ -341,21 +368,10 @@ static void put_head(FILE *f, struct ivring_rec *w, const u8 *uuid,
 		"\tivring_clock = ", IVRING_VERSION, (uint64_t)w->info.generation);
 	put_quoted(f, w->info.clock_name);
 	fprintf(f, ";\n};\n\n");
+}
 
-	/*
-	 * Guest time, not yet mapped onto the host's: not absolute, and no
-	 * offset.  The host/guest clock issue fills in offset_s/offset and
-	 * absolute = true here, and nothing else changes.
-	 */
-	fprintf(f, "clock {\n\tname = \"%s\";\n\tuuid = \"", clock);
-	put_uuid(f, clock_uuid);
-	snprintf(desc, sizeof(desc), "the guest clock %s of %s",
-		 w->info.clock_name, w->name);
-	fprintf(f, "\";\n\tdescription = ");
-	put_quoted(f, desc);
-	fprintf(f, ";\n\tfreq = 1000000000;\n\tprecision = 1;\n"
-		"\toffset_s = 0;\n\toffset = 0;\n\tabsolute = FALSE;\n};\n\n");
-
+static void put_streams(FILE *f, const char *clock)
+{
 	fprintf(f, "typealias integer { size = 64; align = 8; signed = 0; map = clock.%s.value; } := ivring_clock_t;\n\n",
 		clock);
 	fprintf(f, "stream {\n\tid = 0;\n"
@@ -393,27 +409,61 @@ static const char *clock_ident(struct ivring_rec *w)
 	return "guest";
 }
 
-static int write_meta(struct ivring_rec *w, const char *text, size_t len)
+/*
+ * The metadata file, whole or not at all: a new one is written beside it
+ * and renamed over it, so that a reader of a live trace never sees half.
+ */
+static int write_meta(struct ivring_rec *w, const char *text, size_t len,
+		      bool replace)
 {
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX + 16], tmp[PATH_MAX + 32];
 	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/metadata", w->path);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	snprintf(tmp, sizeof(tmp), "%s/.metadata.tmp", w->path);
+	fd = open(replace ? tmp : path,
+		  O_WRONLY | O_CREAT | O_CLOEXEC | (replace ? O_TRUNC : O_EXCL),
+		  0644);
 	if (fd < 0)
 		return ivr_rec_err(w, -errno, "%s: %s", path, strerror(errno));
 	ret = ivr_write_all(fd, text, len);
 	if (close(fd) && !ret)
 		ret = -errno;
-	if (ret)
+	if (!ret && replace && rename(tmp, path))
+		ret = -errno;
+	if (ret) {
+		if (replace)
+			unlink(tmp);
 		return ivr_rec_err(w, ret, "%s: %s", path, strerror(-ret));
+	}
 	w->meta_bytes += len;
 	return 0;
 }
 
+int ctf_meta_clock(struct ivring_rec *w, struct ctf *c, s64 offset_ns)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	f = open_memstream(&text, &len);
+	if (!f)
+		return ivr_rec_err(w, -ENOMEM, "out of memory for CTF metadata");
+	fwrite(c->meta, 1, c->clock_at, f);
+	put_clock(f, w, c->clock_uuid, clock_ident(w), true, offset_ns);
+	fwrite(c->meta + c->clock_end, 1, c->meta_len - c->clock_end, f);
+	if (fclose(f)) {
+		free(text);
+		return ivr_rec_err(w, -ENOMEM, "out of memory for CTF metadata");
+	}
+	ret = write_meta(w, text, len, true);
+	free(text);
+	return ret;
+}
+
 int ctf_meta_begin(struct ivring_rec *w, struct ivring *r, struct ctf *c)
 {
-	u8 clock_uuid[16];
 	char *text = NULL;
 	size_t len = 0;
 	u32 i;
@@ -421,7 +471,7 @@ int ctf_meta_begin(struct ivring_rec *w, struct ivring *r, struct ctf *c)
 	int ret = 0;
 
 	make_uuid(c->uuid, w->trace_id, 0x7472616365ULL);	/* "trace" */
-	make_uuid(clock_uuid, w->trace_id, 0x636c6f636bULL);	/* "clock" */
+	make_uuid(c->clock_uuid, w->trace_id, 0x636c6f636bULL);	/* "clock" */
 	c->class_of = calloc(65536, sizeof(*c->class_of));
 	c->classes = calloc(w->nr_fmts ? w->nr_fmts : 1, sizeof(*c->classes));
 	f = open_memstream(&text, &len);
@@ -431,7 +481,14 @@ int ctf_meta_begin(struct ivring_rec *w, struct ivring *r, struct ctf *c)
 		free(text);
 		return ivr_rec_err(w, -ENOMEM, "out of memory for CTF metadata");
 	}
-	put_head(f, w, c->uuid, clock_uuid, clock_ident(w));
+	put_trace(f, w, c->uuid);
+	/* Where the clock is, to write it again once it is the host's. */
+	fflush(f);
+	c->clock_at = len;
+	put_clock(f, w, c->clock_uuid, clock_ident(w), false, 0);
+	fflush(f);
+	c->clock_end = len;
+	put_streams(f, clock_ident(w));
 	for (i = 0; i < w->nr_fmts && !ret; i++) {
 		struct tep_event *ev = ivring__event(r, w->fmts[i].id);
 
@@ -442,7 +499,9 @@ int ctf_meta_begin(struct ivring_rec *w, struct ivring *r, struct ctf *c)
 	if (fclose(f) && !ret)
 		ret = ivr_rec_err(w, -ENOMEM, "out of memory for CTF metadata");
 	if (!ret)
-		ret = write_meta(w, text, len);
-	free(text);
+		ret = write_meta(w, text, len, false);
+	/* Kept for ctf_meta_clock(). */
+	c->meta = text;
+	c->meta_len = len;
 	return ret;
 }

@@ -524,8 +524,14 @@ IVRING_API int ivring__rec_stats(const struct ivring_rec *w,
  * mono" (trace-cmd report -i host.dat -i guest.dat).  Call it before each
  * ivring__rec_flush(): the file's metadata then carries the samples as they
  * are (at most 512, spread over the recording).  Returns the samples
- * taken, 0 when @r has none of the recording's generation, or -EOPNOTSUPP
- * for CTF.
+ * taken, 0 when @r has none of the recording's generation.
+ *
+ * A CTF trace's clock becomes the host's CLOCK_REALTIME instead, absolute,
+ * at the first call that finds a sample (the metadata file is replaced
+ * whole): babeltrace2 then merges it with other guests' traces and with
+ * LTTng's of the host.  CTF has one offset per clock, so that mapping is
+ * kept for the whole trace, with no drift.  Returns 1 once it is set, 0
+ * before.
  */
 IVRING_API int ivring__rec_clock(struct ivring_rec *w, struct ivring *r);
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "rec_parse.h"
+#include "ctf.h"
 #include "record.h"
 
 int ivr_rec_err(struct ivring_rec *w, int ret, const char *fmt, ...)
@@ -123,9 +124,8 @@ int ivring__rec_clock(struct ivring_rec *w, struct ivring *r)
 
 	if (!w || !r)
 		return -EINVAL;
-	if (w->format != IVRING_REC_TRACE_DAT)
-		return ivr_rec_err(w, -EOPNOTSUPP, "%s: host times go into a trace.dat only",
-				   w->path);
+	if (w->format == IVRING_REC_CTF)
+		return ctf_rec_clock(w, r);
 	y = &r->sync;
 	if (y->generation != w->info.generation || !y->nr)
 		return 0;
