@@ -33,7 +33,8 @@
 #   IVRING_VM_MATRIX   1: every vm/ test on every kernel (make check-matrix)
 #
 # The scripts get IVRING_BUILD, IVRING_TOOLS and IVRING_HELPERS for the plain
-# variant, IVRING_ASAN_TOOLS and IVRING_ASAN_HELPERS for asan, and one
+# variant, IVRING_ASAN_TOOLS and IVRING_ASAN_HELPERS for asan, IVRING_TSAN_TOOLS
+# for tsan, and one
 # IVRING_<NAME> per helper program (gen_fixed: IVRING_GEN_FIXED).
 
 set -u
@@ -249,6 +250,7 @@ export IVRING_BUILD=$build/plain
 export IVRING_TOOLS=$build/plain/tools
 export IVRING_HELPERS=$build/plain/helpers
 export IVRING_ASAN_TOOLS=$build/asan/tools
+export IVRING_TSAN_TOOLS=$build/tsan/tools
 export IVRING_ASAN_HELPERS=$build/asan/helpers
 for h in "$IVRING_HELPERS"/*; do
 	[ -x "$h" ] || continue
