@@ -122,6 +122,28 @@ want=$(grep '^ivring-read: late1: gone' "$tmp/late.err" | sed 's/.*gone, \([0-9]
 check "the lines are the events counted ($got + 2 switches = $want)" \
 	[ $((got + 2)) = "$want" ]
 
+# --- SIGUSR1 ends a reader even while a segment is not formatted yet -----
+rm -f "$dir"/*
+gen u1 50
+: >"$dir/u2"
+"$read_bin" --watch "$dir" --match 'u*' >"$tmp/u.out" 2>"$tmp/u.err" &
+rpid=$!
+sleep 1
+kill -USR1 "$rpid"
+for _ in $(seq 1 30); do
+	kill -0 "$rpid" 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 "$rpid" 2>/dev/null; then
+	not_ok "SIGUSR1: the reader still runs 3 s later"
+	kill -9 "$rpid"
+else
+	wait "$rpid"
+	rc=$?
+	check "SIGUSR1: read what is there and end (exit $rc)" \
+		[ $rc = 0 ] && complete "$tmp/u.out" u1 50
+fi
+
 # --- | head -------------------------------------------------------------------
 gen h1 20000 -s 4M
 gen h2 20000 -s 4M
@@ -144,6 +166,17 @@ if command -v trace-cmd >/dev/null; then
 		[ "$(trace-cmd report "$tmp/rec/r1.dat" 2>/dev/null | grep -c ' seq: ')" = 2000 ]
 	check "trace-cmd report: every event of r2" \
 		[ "$(trace-cmd report "$tmp/rec/r2.dat" 2>/dev/null | grep -c ' seq: ')" = 3000 ]
+	# Two guests of one name: two recordings, neither replacing the other.
+	mkdir "$dir/x" "$dir/y"
+	"$gen_bin" -q -s 512K -c 2 -n 300 -S "$dir/x/same"
+	"$gen_bin" -q -s 512K -c 2 -n 200 -S "$dir/y/same"
+	"$read_bin" record -o "$tmp/same" "$dir/x/same" "$dir/y/same" 2>/dev/null
+	rc=$?
+	got=$(for f in "$tmp/same"/same*.dat; do
+		trace-cmd report "$f" 2>/dev/null | grep -c ' seq: '
+	done | sort -n | tr '\n' ' ')
+	check "two guests of one name: two recordings (exit $rc; $got)" \
+		[ $rc = 0 ] && [ "$got" = "400 600 " ]
 else
 	echo "# trace-cmd not installed: recording checks skipped"
 fi

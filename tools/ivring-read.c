@@ -253,8 +253,8 @@ static int many_text(struct read_opts *o)
 	int err;
 
 	if (o->nr_patterns || o->cpus || o->handover.checkpoint ||
-	    o->handover.resume) {
-		tool_warn("-e, --cpu, --checkpoint and --resume are for one segment");
+	    o->handover.resume || o->stats) {
+		tool_warn("-e, --cpu, --stats, --checkpoint and --resume are for one segment (--stats-interval: a line per guest)");
 		return EXIT_USAGE;
 	}
 	if (o->output && !(mt.out = fopen(o->output, "w"))) {

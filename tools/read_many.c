@@ -112,8 +112,13 @@ bool many_args(int argc, char **argv, struct many_opts *m)
 {
 	int i, n = argc - optind;
 
-	if (!m->watch && n <= 1)
+	if (!m->watch && n <= 1) {
+		if (m->match || m->threads || m->stats_interval) {
+			tool_warn("--match, --threads and --stats-interval are for many segments (--watch, or several named)");
+			exit(EXIT_USAGE);
+		}
 		return false;
+	}
 	/* A watch is for the segments to come: it follows. */
 	m->follow = m->watch != NULL;
 	m->paths = calloc(n + 1, sizeof(*m->paths));
@@ -354,8 +359,11 @@ static int serve_guest(struct many *m, struct guest *g, bool *retired)
 	}
 	switch (guest_state(g)) {
 	case GUEST_NEW:
-		/* Went (or Ctrl-C) before it was ever opened: nothing to read. */
-		if (guest_is_gone(g) || stopping(m)) {
+		/*
+		 * Went (or Ctrl-C, or SIGUSR1) before it was ever opened:
+		 * nothing to read.
+		 */
+		if (guest_is_gone(g) || stopping(m) || drain_is_requested()) {
 			guest_set_state(g, GUEST_DONE);
 			return 0;
 		}
@@ -516,6 +524,7 @@ static void report(struct reporter *rp, bool final)
 	struct cds_lfht_iter iter;
 	struct guest_counts c, tot = { 0 }, ret;
 	uint64_t now = now_ns(), nr = 0, skipped = 0;
+	uint64_t nr_added = __atomic_load_n(&m->reg->nr_added, __ATOMIC_RELAXED);
 	double secs = (now - (rp->last_ns ? rp->last_ns : m->start_ns)) / 1e9;
 	struct guest *g;
 
@@ -550,18 +559,19 @@ static void report(struct reporter *rp, bool final)
 	tot.lost += ret.lost;
 	tot.bytes += ret.bytes;
 	if (!final && secs > 0)
-		fprintf(stderr, "ivring-read: %" PRIu64 " guests, %.0f events/s, %.2f MB/s, %"
+		fprintf(stderr, "ivring-read: %" PRIu64 " guest%s, %.0f events/s, %.2f MB/s, %"
 			PRIu64 " events, %" PRIu64 " lost\n", nr,
+			nr == 1 ? "" : "s",
 			(tot.events - rp->last_total.events) / secs,
 			(tot.bytes - rp->last_total.bytes) / secs / 1e6,
 			tot.events, tot.lost);
 	rp->last_ns = now;
 	rp->last_total = tot;
 	if (final)
-		fprintf(stderr, "ivring-read: %" PRIu64 " guests (%" PRIu64
+		fprintf(stderr, "ivring-read: %" PRIu64 " guest%s (%" PRIu64
 			" skipped), %" PRIu64 " events read, %" PRIu64
-			" lost, %" PRIu64 " bytes\n",
-			__atomic_load_n(&m->reg->nr_added, __ATOMIC_RELAXED),
+			" lost, %" PRIu64 " bytes\n", nr_added,
+			nr_added == 1 ? "" : "s",
 			__atomic_load_n(&m->reg->nr_failed, __ATOMIC_RELAXED) +
 			skipped, tot.events, tot.lost, tot.bytes);
 }

@@ -8,6 +8,7 @@
  * loop around it is the many-guest reader's (read_many.c).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,47 @@ struct guest_rec {
 	char path[PATH_MAX];
 	uint64_t last_partial;
 };
+
+/*
+ * Guests are named after their segment files, and two may have the same
+ * name: one removed and made again, or the same name in two directories.
+ * Each recording gets a name that no other has, finished or not: the next
+ * free NAME-N, chosen and taken (rec_start_file() creates the files) under
+ * one lock, as reader threads start recordings at the same time.
+ */
+static pthread_mutex_t naming = PTHREAD_MUTEX_INITIALIZER;
+
+static bool exists(const char *path, const char *suffix)
+{
+	char p[PATH_MAX + 16];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s%s", path, suffix);
+	return !lstat(p, &st);
+}
+
+static bool taken(const struct rec_state *st)
+{
+	return exists(st->out, "") || exists(st->out, ".tmp") ||
+	       exists(st->out, ".cpu0");
+}
+
+static int start_unique(struct rec_state *st)
+{
+	int err;
+
+	pthread_mutex_lock(&naming);
+	for (;;) {
+		err = rec_name_part(st);
+		if (err || !taken(st))
+			break;
+		st->part++;
+	}
+	if (!err)
+		err = rec_start_file(st);
+	pthread_mutex_unlock(&naming);
+	return err;
+}
 
 static int mrec_start(struct seg *s, void *arg)
 {
@@ -57,7 +99,7 @@ static int mrec_start(struct seg *s, void *arg)
 	gr->st.part = s->part;
 	gr->st.clk.clock = s->clk.clock;
 	gr->st.tag = s->g->path;
-	err = rec_start_file(&gr->st);
+	err = start_unique(&gr->st);
 	if (err) {
 		free(gr);
 		return err;
@@ -112,8 +154,9 @@ int many_record_main(struct many_opts *m, struct rec_opts *base)
 {
 	const char *dir = base->ctf ? base->ctf : base->output;
 
-	if (base->handover.checkpoint || base->handover.resume || base->name) {
-		tool_warn("--checkpoint, --resume and --name are for one segment");
+	if (base->handover.checkpoint || base->handover.resume || base->name ||
+	    base->stats) {
+		tool_warn("--checkpoint, --resume, --name and --stats are for one segment (--stats-interval: a line per guest)");
 		return EXIT_USAGE;
 	}
 	if (!dir) {

@@ -191,7 +191,7 @@ static void rec_warn(const struct rec_state *s, const char *msg)
 }
 
 /* FILE, then FILE-1.dat for FILE.dat (or FILE-1) after a guest reboot. */
-static int name_part(struct rec_state *s)
+int rec_name_part(struct rec_state *s)
 {
 	const char *base = s->o->ctf ? s->o->ctf : s->o->output;
 	const char *dot = strrchr(base, '.');
@@ -226,7 +226,7 @@ int rec_start_file(struct rec_state *s)
 	struct ivring_info info = { .sz = sizeof(info) };
 	int ret;
 
-	ret = name_part(s);
+	ret = rec_name_part(s);
 	if (ret)
 		return ret;
 	ivring__info(s->r, &info);

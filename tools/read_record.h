@@ -52,6 +52,8 @@ int record_main(int argc, char **argv);
  * One recording of one segment, for record_main() and for the recording of
  * many guests (read_many_record.c).
  */
+/* s->out: the name of s->part (FILE, FILE-1...) at s->o. */
+int rec_name_part(struct rec_state *s);
 /* Open the file or directory of s->part (FILE, FILE-1...) at s->o. */
 int rec_start_file(struct rec_state *s);
 /*

@@ -191,6 +191,20 @@ done
 GUEST
 }
 
+# vm_guest_wait_stop: print the lines of a guest script that say
+# GUEST-READY, wait for "stop" on fd 3 (the host's channel, vm_chan_open),
+# then end the workload's $pids.
+vm_guest_wait_stop() {
+	cat <<'GUEST'
+echo GUEST-READY
+while read -r msg <&3; do
+	[ "$msg" = stop ] && break
+done
+kill $pids
+wait
+GUEST
+}
+
 # vm_guest_stop_tracing: print the lines of a guest script (after
 # t=/sys/kernel/ivring) that stop tracing and print every CPU's per_cpu
 # stats as "GUEST-STATS <cpu> <line>", for vm_guest_stats (lib.awk); they

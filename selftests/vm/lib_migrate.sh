@@ -43,14 +43,7 @@ insmod /ivring.ko $* || exit 10
 echo 'sched:* raw_syscalls:*' > \$t/set_event || exit 11
 GUEST
 		vm_guest_busy_loops
-		cat <<'GUEST'
-echo GUEST-READY
-while read -r msg <&3; do
-	[ "$msg" = stop ] && break
-done
-kill $pids
-wait
-GUEST
+		vm_guest_wait_stop
 		vm_guest_stop_tracing
 		cat <<'GUEST'
 rmmod ivring || exit 12
