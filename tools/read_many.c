@@ -195,8 +195,13 @@ static int start(struct many *m, struct seg *s)
 	s->clk.clock = m->o->clock;
 	s->clk.sync = m->o->clock != 0;
 	err = read_clock_start(s->r, &s->clk, m->o->peek);
-	if (!err)
-		err = m->o->ops->start(s, m->o->arg);
+	if (err) {
+		/* What went wrong was said, without the guest's name. */
+		tool_warn("%s: no host times for this guest; skipping it",
+			  s->g->path);
+		return err;
+	}
+	err = m->o->ops->start(s, m->o->arg);
 	s->started = !err;
 	return err;
 }
