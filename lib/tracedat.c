@@ -218,7 +218,7 @@ static int begin_in_place(struct ivring_rec *w);
 static int td_begin(struct ivring_rec *w, struct ivring *r)
 {
 	struct tracedat *t;
-	u32 cpu, i;
+	u32 cpu;
 
 	if (w->info.subbuf_size & (w->info.subbuf_size - 1))
 		return ivr_rec_err(w, -EINVAL,
@@ -232,11 +232,10 @@ static int td_begin(struct ivring_rec *w, struct ivring *r)
 	t->page_size = t->subbuf_size < TD_PAGE_MIN ? TD_PAGE_MIN :
 						      t->subbuf_size;
 	t->cpus = calloc(w->info.nr_cpus, sizeof(*t->cpus));
-	t->comms = malloc(COMM_SLOTS * sizeof(*t->comms));
-	if (!t->cpus || !t->comms)
+	t->comms = calloc(COMM_SLOTS, sizeof(*t->comms));
+	t->comm_used = malloc(COMMS_MAX * sizeof(*t->comm_used));
+	if (!t->cpus || !t->comms || !t->comm_used)
 		return ivr_rec_err(w, -ENOMEM, "out of memory for a trace.dat");
-	for (i = 0; i < COMM_SLOTS; i++)
-		t->comms[i].pid = -1;
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++)
 		t->cpus[cpu].fd = -1;
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
@@ -651,6 +650,7 @@ static void td_free(struct ivring_rec *w)
 	}
 	free(t->cpus);
 	free(t->comms);
+	free(t->comm_used);
 	free(t);
 	w->priv = NULL;
 }

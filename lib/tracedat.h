@@ -10,7 +10,12 @@
 
 #include "record.h"
 
-#define SPOOL_PAGES	64		/* a CPU's pages per write() */
+/*
+ * A CPU's pages per write(): 64 KiB of 4 KiB pages, enough to make the
+ * system call cheap against the copy, and little memory per recording
+ * (there is one per guest, each touched in full).
+ */
+#define SPOOL_PAGES	16
 #define TD_PAGE_MIN	4096
 #define COMM_LEN	16		/* the kernel's TASK_COMM_LEN */
 #define COMMS_MAX	32768		/* distinct pids: a hostile guest could invent more */
@@ -44,7 +49,8 @@ struct comm_src {
 };
 
 struct comm_slot {
-	int32_t pid;		/* -1: empty */
+	int32_t pid;
+	bool used;		/* calloc()'s zeros: empty */
 	char comm[COMM_LEN + 1];
 };
 
@@ -102,7 +108,13 @@ struct tracedat {
 	struct comm_src srcs[COMM_SRCS_MAX];
 	u32 nr_srcs;
 	u8 src_types[65536 / 8];	/* bitmap: type has a comm_src */
+	/*
+	 * Zeroed, not filled: a recording touches only the pages of the
+	 * slots it uses, which matters to a reader of many guests, one
+	 * recording each.  comm_used lists those slots, for the metadata.
+	 */
 	struct comm_slot *comms;
+	u32 *comm_used;
 	u32 nr_comms;
 	u64 comms_gen;			/* bumped when a pid or comm is learned */
 	u64 head_gen;			/* comms_gen when PATH.head was written */

@@ -82,13 +82,14 @@ static void learn(struct tracedat *t, const struct comm_src *s,
 	h = ((u32)pid * 2654435761U) % COMM_SLOTS;
 	for (;; h = (h + 1) % COMM_SLOTS) {
 		slot = &t->comms[h];
-		if (slot->pid == pid || slot->pid < 0)
+		if (!slot->used || slot->pid == pid)
 			break;
 	}
-	if (slot->pid < 0) {
+	if (!slot->used) {
 		if (t->nr_comms >= COMMS_MAX)
 			return;
-		t->nr_comms++;
+		t->comm_used[t->nr_comms++] = h;
+		slot->used = true;
 		slot->pid = pid;
 	} else if (!memcmp(slot->comm, comm, i + 1)) {
 		return;

@@ -61,12 +61,10 @@ static void put_cmdlines(struct obuf *b, struct tracedat *t)
 
 	at = b->len;
 	put64(b, 0);
-	for (i = 0; i < COMM_SLOTS; i++) {
-		const struct comm_slot *s = &t->comms[i];
+	for (i = 0; i < t->nr_comms; i++) {
+		const struct comm_slot *s = &t->comms[t->comm_used[i]];
 		int n;
 
-		if (s->pid < 0)
-			continue;
 		n = snprintf(line, sizeof(line), "%d %s\n", s->pid, s->comm);
 		put(b, line, n);
 	}
