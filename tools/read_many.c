@@ -650,9 +650,10 @@ static void discover(struct many *m, int ifd)
 		if (now >= next) {
 			scan(m);
 			next = now + RESCAN_MS * 1000000ULL;
-			if (!m->o->follow && all_done(m))
-				break;
 		}
+		/* Not following: done as soon as the last guest is. */
+		if (!m->o->follow && all_done(m))
+			break;
 		/* No watch: poll() on -1 is a plain nap. */
 		if (poll(&pfd, 1, m->o->follow ? 200 : 20) > 0) {
 			/* What changed does not matter: look at it all. */
