@@ -95,7 +95,7 @@ fi
 if [ $? -eq 0 ] && grep -q "Exit status" "$tmp/out"; then ok "--help"; else not_ok "--help"; fi
 fails_with "bad option" 2 "Try 'ivring-read --help'" --bogus "$seg"
 fails_with "no segment" 2 "no segment given"
-fails_with "two segments" 2 "one segment at a time" "$seg" "$seg"
+fails_with "--threads with one segment" 2 "are for many segments" --threads 2 "$seg"
 fails_with "malformed --cpu" 2 "--cpu 'x1'" --cpu x1 "$seg"
 fails_with "--cpu out of range" 2 \
 	"--cpu 5: out of range, the segment has 2 CPUs (0-1)" -p --cpu 0,5 "$seg"
