@@ -110,20 +110,32 @@ static void guest_free(struct guest_reg *reg, struct guest *g)
 void guest_reg_free(struct guest_reg *reg)
 {
 	struct cds_lfht_iter iter;
-	struct guest *g;
+	struct guest *g, *dead = NULL;
 
 	if (!reg)
 		return;
-	/* The guests retired so far are freed by their callbacks first. */
-	rcu_barrier();
-	tsan_acquire(&reclaimed);
-	tsan_acquire(&grace);
+	/*
+	 * Out of the table first, freed after a grace period: the table's
+	 * own resize worker may still walk its nodes.
+	 */
 	rcu_read_lock();
 	guest_reg_for_each(reg, &iter, g) {
 		cds_lfht_del(reg->ht, &g->node);
-		guest_free(reg, g);
+		g->next_dead = dead;
+		dead = g;
 	}
 	rcu_read_unlock();
+	synchronize_rcu();
+	/* The guests retired before are freed by their callbacks first. */
+	rcu_barrier();
+	tsan_acquire(&reclaimed);
+	tsan_acquire(&grace);
+	while (dead) {
+		g = dead;
+		dead = g->next_dead;
+		tsan_acquire(g);
+		guest_free(reg, g);
+	}
 	cds_lfht_destroy(reg->ht, NULL);
 	free(reg);
 }

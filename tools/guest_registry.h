@@ -66,6 +66,7 @@ struct guest {
 	struct guest_counts rep_last;
 	/* The reading state: the claimant's alone. */
 	void *priv;
+	struct guest *next_dead;	/* guest_reg_free()'s list */
 };
 
 struct guest_reg {

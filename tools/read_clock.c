@@ -65,6 +65,11 @@ int read_clock_start(struct ivring *r, struct read_clock *c, bool peek)
 	return EXIT_RUNTIME;
 }
 
+int read_clock_burst(struct ivring *r, bool first)
+{
+	return ivring__clock_sync(r, first ? SYNC_FIRST_MS : SYNC_TIMEOUT_MS);
+}
+
 void read_clock_tick(struct ivring *r, struct read_clock *c)
 {
 	uint64_t now;

@@ -29,6 +29,12 @@ bool read_clock_parse(const char *name, struct read_clock *c);
  * code, having said why; 0 otherwise.
  */
 int read_clock_start(struct ivring *r, struct read_clock *c, bool peek);
+/*
+ * One burst of clock requests, as read_clock_start() (@first: the guest's
+ * poller may be looking only once a second yet) or read_clock_tick() make
+ * them: ivring__clock_sync()'s result.
+ */
+int read_clock_burst(struct ivring *r, bool first);
 /* In the read loop: a burst once a second. */
 void read_clock_tick(struct ivring *r, struct read_clock *c);
 /*

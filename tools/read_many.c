@@ -192,18 +192,22 @@ static int start(struct many *m, struct seg *s)
 	int err;
 
 	warn_skipped_formats(s->r, s->name);
+	/* A clock thread asks the guest (clock_guest()); a reader never waits. */
 	s->clk.clock = m->o->clock;
-	s->clk.sync = m->o->clock != 0;
-	err = read_clock_start(s->r, &s->clk, m->o->peek);
-	if (err) {
-		/* What went wrong was said, without the guest's name. */
-		tool_warn("%s: no host times for this guest; skipping it",
-			  s->g->path);
-		return err;
-	}
+	s->clk.sync = false;
+	s->clock_ok = false;
+	s->clock_ns = 0;
 	err = m->o->ops->start(s, m->o->arg);
 	s->started = !err;
 	return err;
+}
+
+/* Whether @g's path still names @g's file. */
+static bool same_file(const struct guest *g)
+{
+	struct stat st;
+
+	return !stat(g->path, &st) && st.st_dev == g->dev && st.st_ino == g->ino;
 }
 
 static int try_open(struct many *m, struct seg *s)
@@ -222,13 +226,25 @@ static int try_open(struct many *m, struct seg *s)
 	if (now < s->retry_ns)
 		return 0;
 	ret = ivring__open(s->g->path, &oo, &s->r);
+	/*
+	 * The file at the path may be another by now (QEMU restarted): that
+	 * one is a guest of its own, which the next scan adds.
+	 */
+	if (!ret && !same_file(s->g)) {
+		ivring__close(s->r);
+		s->r = NULL;
+		guest_gone(s->g);
+		return 0;
+	}
 	if (ret) {
 		/*
 		 * QEMU makes the file before the guest loads the module: a
-		 * segment not formatted yet is one to wait for, as -f does.
+		 * segment not formatted yet is one to wait for, as -f does;
+		 * so is one that another reader consumes (it may stop).
 		 */
 		if (m->o->follow && !guest_is_gone(s->g) &&
-		    (ret == -ENOENT || ret == -ENOTTY || ret == -EAGAIN)) {
+		    (ret == -ENOENT || ret == -ENOTTY || ret == -EAGAIN ||
+		     ret == -EBUSY)) {
 			if (!s->told)
 				tool_warn("%s; waiting for the guest", err);
 			s->told = true;
@@ -304,9 +320,17 @@ static int serve_reading(struct many *m, struct seg *s)
 		return 0;
 	}
 
+	/*
+	 * Text waits for host times; its events wait in the segment.  One
+	 * that goes away is read all the same, in the guest's times, which
+	 * read_clock_event() then says.
+	 */
+	if (m->o->clock && m->o->ops->wait_clock && !s->clock_ok && !drain) {
+		publish_lag(s);
+		return 0;
+	}
 	ret = m->o->ops->serve(s, m->o->arg, drain, &err);
 	if (ret > 0) {
-		read_clock_tick(s->r, &s->clk);
 		publish_lag(s);
 		return 1;
 	}
@@ -337,8 +361,6 @@ static int serve_reading(struct many *m, struct seg *s)
 		publish_lag(s);
 		if (drain)
 			finish(m, s);
-		else if (!ret)
-			read_clock_tick(s->r, &s->clk);
 		return 0;
 	}
 	skip_msg(s, ivring__errmsg(s->r));
@@ -423,6 +445,77 @@ static void *reader(void *arg)
 		if (nap > NAP_MAX_NS)
 			nap = NAP_MAX_NS;
 		sleep_ns(nap);
+	}
+	guest_reg_thread_offline();
+	return NULL;
+}
+
+/*
+ * Host times: a burst of clock requests to @s, due once a second.  It
+ * sleeps until the guest answers, up to 150 ms (1.5 s for the first, while
+ * the guest's poller may look only once a second), so it runs in a clock
+ * thread, never in a reader: a guest that is paused or slow holds its own
+ * claim that long, and no other guest waits for it.
+ */
+static void clock_guest(struct many *m, struct seg *s)
+{
+	uint64_t now = now_ns();
+	int ret;
+
+	if (guest_state(s->g) != GUEST_READING || now < s->clock_ns ||
+	    stopping(m))
+		return;
+	s->clock_ns = now + 1000000000ULL;
+	ret = read_clock_burst(s->r, !s->clock_ok);
+	if (ret > 0) {
+		if (s->clock_told)
+			tool_warn("%s: the guest answers clock requests again",
+				  s->g->path);
+		s->clock_ok = true;
+		s->clock_told = false;
+		return;
+	}
+	/* The writer stopped: until a new generation, nothing to ask. */
+	if (ret == -EPIPE)
+		return;
+	/* No host times ever (an older module, a dead handle): as one reader. */
+	if (ret < 0 && m->o->ops->wait_clock) {
+		skip_msg(s, ivring__errmsg(s->r));
+		fail(m, s, exit_code(ret));
+		return;
+	}
+	if (s->clock_told)
+		return;
+	s->clock_told = true;
+	if (ret < 0)
+		tool_warn("%s; recording the guest's times", ivring__errmsg(s->r));
+	else if (!s->clock_ok)
+		tool_warn("%s: the guest does not answer clock requests (paused? /sys/module/ivring/parameters/sync_poll_ms 0?)%s",
+			  s->g->path, m->o->ops->wait_clock ?
+			  "; its events wait for it" : "");
+}
+
+/* How many guests' bursts may wait for an answer at once. */
+#define CLOCK_THREADS	4
+
+static void *clocker(void *arg)
+{
+	struct many *m = arg;
+	struct cds_lfht_iter iter;
+	struct guest *g;
+
+	guest_reg_thread_online();
+	while (!__atomic_load_n(&m->ending, __ATOMIC_ACQUIRE)) {
+		guest_reg_lock();
+		guest_reg_for_each(m->reg, &iter, g) {
+			if (!guest_claim(g))
+				continue;
+			if (g->priv)
+				clock_guest(m, g->priv);
+			guest_unclaim(g);
+		}
+		guest_reg_unlock();
+		sleep_ns(50000000ULL);
 	}
 	guest_reg_thread_offline();
 	return NULL;
@@ -668,10 +761,10 @@ int many_main(struct many_opts *o)
 {
 	struct many m = { .o = o };
 	struct reporter rp = { .m = &m };
-	pthread_t *readers, rep;
+	pthread_t *readers, rep, clockers[CLOCK_THREADS];
 	struct sigaction sa = { .sa_handler = on_stats,
 				.sa_flags = SA_RESTART };
-	unsigned int i, n;
+	unsigned int i, n, nc = 0;
 	int ifd, ret;
 
 	if (!o->threads) {
@@ -704,11 +797,20 @@ int many_main(struct many_opts *o)
 			break;
 		}
 	}
+	for (nc = 0; n && o->clock && nc < CLOCK_THREADS; nc++) {
+		if (pthread_create(&clockers[nc], NULL, clocker, &m)) {
+			tool_warn("cannot start a clock thread");
+			set_worst(&m, EXIT_RUNTIME);
+			break;
+		}
+	}
 	ret = n ? pthread_create(&rep, NULL, reporter, &rp) : -1;
 	if (n)
 		discover(&m, ifd);
 	/* Readers drain every guest they hold, complete its output, and stop. */
 	__atomic_store_n(&m.ending, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < nc; i++)
+		pthread_join(clockers[i], NULL);
 	for (i = 0; i < n; i++)
 		pthread_join(readers[i], NULL);
 	__atomic_store_n(&m.readers_done, 1, __ATOMIC_RELEASE);

@@ -27,6 +27,10 @@ struct seg {
 	uint64_t stats_ns;	/* when to look at its writer's counters */
 	bool told;		/* said that it waits for the guest */
 	bool started;		/* start() succeeded, end() is owed */
+	/* Host times (many_opts.clock), asked for by a clock thread. */
+	bool clock_ok;		/* a sample of this generation exists */
+	bool clock_told;	/* said that the guest does not answer */
+	uint64_t clock_ns;	/* the next burst */
 	bool failed;		/* end(): the segment is broken, consume nothing */
 };
 
@@ -35,6 +39,12 @@ struct seg {
  * why, except serve().
  */
 struct many_ops {
+	/*
+	 * With host times asked for, serve() is called only once the guest
+	 * answered (text prints host times); a recording takes the samples
+	 * whenever they come.
+	 */
+	bool wait_clock;
 	/* A generation to read: make s->out. */
 	int (*start)(struct seg *s, void *arg);
 	/*

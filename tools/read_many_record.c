@@ -138,7 +138,17 @@ static int mrec_end(struct seg *s, void *arg)
 	int err;
 
 	gr->st.no_commit = s->failed;
-	err = rec_end_file(&gr->st);
+	/*
+	 * What the sub-buffers being filled hold now goes in too, as the
+	 * single recorder takes it at its end: one pass, bounded.
+	 */
+	err = 0;
+	if (!s->failed)
+		rec_pass(&gr->st, true, &err);
+	if (!err)
+		err = rec_end_file(&gr->st);
+	else
+		rec_end_file(&gr->st);
 	free(gr);
 	s->out = NULL;
 	return err;

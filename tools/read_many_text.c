@@ -188,6 +188,7 @@ static int text_end(struct seg *s, void *arg)
 }
 
 const struct many_ops many_text_ops = {
+	.wait_clock = true,
 	.start = text_start,
 	.serve = text_serve,
 	.end = text_end,
