@@ -5,7 +5,7 @@
 # One ivring-read --watch serves 64 segments of 4 sub-rings, written by
 # ivring-gen, while segments come and go for a minute: as each writer
 # ends, its file is removed and a new segment is made under a new name
-# (about ten a second).  Then:
+# (about twenty a second).  Then:
 #   - every event of every segment is read once or counted lost: per
 #     segment and CPU, each seq number at most once, and the numbers read
 #     plus the LOST counts make all that the writer numbered;
@@ -73,8 +73,8 @@ scale_run() {
 		while [ ${#gpid[@]} -lt $LIVE ]; do
 			next=$((next + 1))
 			name=$label-$next
-			# Between 2 and 9 seconds of writing.
-			events=$(((RANDOM % 8 + 2) * rate))
+			# Between 1 and 4 seconds of writing.
+			events=$(((RANDOM % 4 + 1) * rate))
 			"$gen_bin" -q -s 512K -c $CPUS -r "$rate" -n "$events" \
 				-S "$dir/$name" &
 			gpid[$name]=$!
@@ -164,8 +164,8 @@ scale_run() {
 
 scale_run plain "$tools/ivring-read" "${IVRING_SCALE_SECS:-60}" 100
 # The sanitizers' readers are several times slower: fewer events.
-scale_run asan "${IVRING_ASAN_TOOLS:-$tools/../../asan/tools}/ivring-read" 15 20
-scale_run tsan "${IVRING_TSAN_TOOLS:-$tools/../../tsan/tools}/ivring-read" 15 20
+scale_run asan "${IVRING_ASAN_TOOLS:-$tools/../../asan/tools}/ivring-read" 8 20
+scale_run tsan "${IVRING_TSAN_TOOLS:-$tools/../../tsan/tools}/ivring-read" 8 20
 
 echo "# $((n - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
