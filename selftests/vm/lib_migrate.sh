@@ -207,7 +207,9 @@ mig_reader_end() {
 # readers read plus those they counted lost, every event line is one read,
 # time never goes back from one reader to the next, and nothing is lost
 # unless mig_loss_ok=1 (overwrite mode, where the writer may really
-# overwrite).  With mig_repeat_ok=1, an event that a later reader delivers
+# overwrite), or, with mig_loss_ok=2, what the guest itself dropped (a
+# discard ring that filled up while no reader was there): then per CPU the
+# readers' lost events are exactly the guest's dropped ones.  With mig_repeat_ok=1, an event that a later reader delivers
 # again (an earlier line, time going back) is a repeat, not a failure:
 # they are taken out of the counts, and mig_repeats says how many.
 mig_check_union() {
@@ -266,6 +268,8 @@ END {
 			bad("cpu" c ": read " hread[c] " - repeated " rep[c] " + lost " hlost[c] " != entries " e " + dropped " d)
 		if (lines[c] != hread[c]) bad("cpu" c ": " lines[c] " lines for " hread[c] " events read")
 		if (lost[c] != hlost[c]) bad("cpu" c ": " lost[c] " lost in the text, " hlost[c] " in the stats")
+		if (lossok == 2 && hlost[c] != d)
+			bad("cpu" c ": lost " hlost[c] ", but the guest dropped " d)
 		tot += e
 		reps += rep[c]
 	}
