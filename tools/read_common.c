@@ -250,10 +250,10 @@ void warn_skipped_formats(struct ivring *r, const char *path)
 
 const char *segment_arg(int argc, char **argv, const char *prog)
 {
+	/* Two or more are many_args()'s. */
 	if (optind == argc - 1)
 		return argv[optind];
-	tool_warn(optind == argc ? "no segment given" :
-		  "one segment at a time; got '%s' and more", argv[optind]);
+	tool_warn("no segment given");
 	fprintf(stderr, "Try '%s --help' for more information.\n", prog);
 	exit(EXIT_USAGE);
 }

@@ -191,6 +191,21 @@ done
 GUEST
 }
 
+# vm_wait_line LOG PID WHO PATTERN [SECS]: wait until the console LOG of
+# the guest whose ivring-vm is PID has a line that matches PATTERN
+# (grep -E), or fail, naming WHO, with the console's tail.
+vm_wait_line() {
+	local log=$1 pid=$2 who=$3 pat=$4 secs=${5:-120} i
+
+	for ((i = 0; i < secs * 10; i++)); do
+		[ -e "$log" ] && tr -d '\r' <"$log" | grep -q -E "$pat" && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	tail -n 30 "$log" | sed "s/^/# $who: /"
+	fail "no '$pat' from $who"
+}
+
 # vm_guest_wait_stop: print the lines of a guest script that say
 # GUEST-READY, wait for "stop" on fd 3 (the host's channel, vm_chan_open),
 # then end the workload's $pids.

@@ -116,15 +116,7 @@ guest_send() {
 # guest_wait_line ROLE PATTERN [SECS]: wait until ROLE's console has a line
 # matching PATTERN (grep -E), or fail.
 guest_wait_line() {
-	local role=$1 pat=$2 secs=${3:-120} i
-
-	for ((i = 0; i < secs * 10; i++)); do
-		tr -d '\r' <"$vm_tmp/$role.log" 2>/dev/null | grep -q -E "$pat" && return 0
-		kill -0 "${vm_pid_of[$role]}" 2>/dev/null || break
-		sleep 0.1
-	done
-	tail -n 30 "$vm_tmp/$role.log" | sed "s/^/# $role: /"
-	fail "no '$pat' from guest $role"
+	vm_wait_line "$vm_tmp/$1.log" "${vm_pid_of[$1]}" "guest $1" "$2" "${3:-120}"
 }
 
 # guest_end ROLE: wait for ROLE's ivring-vm, which must exit 0 after the
