@@ -13,6 +13,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
+#include "generic.h"
 #include "ivring.h"
 
 static void ivr_match_tracepoint(struct tracepoint *tp, void *priv)
@@ -41,22 +42,29 @@ void ivr_events_lookup(void)
 }
 
 /**
- * ivr_event_set() - attach or detach an event's probe
- * @ev:		the event; its tracepoint must exist
+ * ivr_event_set() - attach or detach an event in its lane
+ * @ev:		the event; a native one's tracepoint must exist
  * @on:		attach when true
  *
  * Context: process, with ivr_mutex held.
- * Return: 0, or the error of tracepoint_probe_(un)register().
+ * Return: 0, or the error of tracepoint_probe_(un)register() or of the
+ * generic lane.
  */
 int ivr_event_set(struct ivr_event *ev, bool on)
 {
 	int ret;
 
 	lockdep_assert_held(&ivr_mutex);
-	if (!ev->tp)
+	if (!ev->lane_generic && !ev->tp)
 		return -ENODEV;
 	if (ev->enabled == on)
 		return 0;
+	if (ev->lane_generic) {
+		ret = ivr_generic_set(ev, on);
+		if (!ret)
+			ev->enabled = on;
+		return ret;
+	}
 	if (on)
 		ret = tracepoint_probe_register(ev->tp, ev->probe, ev);
 	else
@@ -71,16 +79,18 @@ int ivr_event_set(struct ivr_event *ev, bool on)
 }
 
 /*
- * Detach every probe, then wait until no CPU still runs one: after this the
- * probes' code and the instance they read may go away.
+ * Detach every probe and perf counter, then wait until no CPU still runs
+ * one: after this the probes' code and the instance they read may go away.
+ * Perf calls the generic lane's handler with preemption disabled, as
+ * tracepoints call probes, so the same grace period covers it.
  */
 void ivr_events_disable_all(void)
 {
-	unsigned int i;
+	struct ivr_event *ev;
 
 	mutex_lock(&ivr_mutex);
-	for (i = 0; i < ivr_nr_events; i++)
-		ivr_event_set(&ivr_events[i], false);
+	ivr_for_each_event(ev)
+		ivr_event_set(ev, false);
 	mutex_unlock(&ivr_mutex);
 	tracepoint_synchronize_unregister();
 }

@@ -11,6 +11,8 @@
  *   attach.c   finds tracepoints by name, registers and unregisters probes
  *   marker.c   trace_marker: a line written becomes an event
  *   clock_sync.c  answers the host's clock requests
+ *   generic.c  the generic lane: any event of the kernel, through perf
+ *   tracefs.c  the kernel's event definitions, from a private tracefs mount
  *   sysfs.c    /sys/kernel/ivring/
  */
 #ifndef IVRING_KMOD_IVRING_H
@@ -25,6 +27,7 @@
 #define IVR_NAME	"ivring"
 
 struct kobj_attribute;
+struct ivr_generic;
 struct kobject;
 struct pci_dev;
 struct tracepoint;
@@ -45,9 +48,13 @@ struct ivr_instance {
 };
 
 /*
- * One event of the table.  The probe is the class's (events that share a
- * class share a probe and a payload layout, as ftrace's DEFINE_EVENT); the
- * descriptor is the probe's data pointer, which is how it learns its id.
+ * One event.  Those of the table are native: the probe is the class's
+ * (events that share a class share a probe and a payload layout, as
+ * ftrace's DEFINE_EVENT); the descriptor is the probe's data pointer, which
+ * is how it learns its id.  Any other event of the kernel is generic
+ * (generic.c): it has no probe, and @gen carries it.  A native event can
+ * be switched to the generic lane too; then @gen holds its twin there,
+ * with an id of its own, since the layout is the kernel's, not ours.
  */
 struct ivr_event {
 	const char *sys;
@@ -57,8 +64,10 @@ struct ivr_event {
 	int (*fields)(char *buf, size_t size);
 	const char *print_fmt;
 	u16 id;				/* common_type; index + 1 */
-	bool enabled;			/* probe registered; under ivr_mutex */
+	bool enabled;			/* in its lane; under ivr_mutex */
+	bool lane_generic;		/* enabled through @gen; under ivr_mutex */
 	struct tracepoint *tp;		/* NULL: this kernel lacks it */
+	struct ivr_generic *gen;	/* the generic lane's state, or NULL */
 };
 
 extern struct ivr_event ivr_events[];
@@ -86,6 +95,15 @@ void ivr_events_lookup(void);
 int ivr_event_set(struct ivr_event *ev, bool on);
 void ivr_events_disable_all(void);
 
+/*
+ * Every event that ivring lists: the table's that this kernel has, then the
+ * generic ones added so far (generic.c), in the order they were added.
+ * Under ivr_mutex.
+ */
+struct ivr_event *ivr_event_next(struct ivr_event *ev);
+#define ivr_for_each_event(ev) \
+	for (ev = ivr_event_next(NULL); ev; ev = ivr_event_next(ev))
+
 /* pci.c */
 int ivr_pci_register(void);
 int ivr_reformat(void);
@@ -102,6 +120,7 @@ extern struct kobj_attribute ivr_set_event_attr;
 extern struct kobj_attribute ivr_trace_marker_attr;
 extern struct kobj_attribute ivr_clock_sync_attr;
 ssize_t ivr_show_event_list(char *buf, bool enabled_only, const char *file);
+int ivr_sysfs_add_event(struct ivr_event *ev);
 int ivr_per_cpu_init(struct kobject *root);
 void ivr_per_cpu_exit(void);
 

@@ -17,6 +17,7 @@
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 
+#include "generic.h"
 #include "ivring.h"
 #include "testing.h"
 
@@ -80,8 +81,10 @@ MODULE_PARM_DESC(mode,
  *
  *   init                              exit
  *   find the tracepoints
+ *   mount tracefs privately           free the generic events, unmount
  *   register the PCI driver           unregister it (remove: STOPPED)
- *                                     detach every probe, synchronize
+ *                                     detach every probe and perf
+ *                                     counter, synchronize
  *   create /sys/kernel/ivring         remove it
  *   start the clock poller            stop it
  *
@@ -111,12 +114,14 @@ static int __init ivr_init(void)
 
 	ivr_events_init_ids();
 	ivr_events_lookup();
+	ivr_generic_init();
 
 	ret = ivr_test_fail_init("pci");
 	if (!ret)
 		ret = ivr_pci_register();
 	if (ret) {
 		pr_err("cannot register the PCI driver: %d\n", ret);
+		ivr_generic_exit();
 		return ret;
 	}
 	/* Probing is synchronous: no instance now means no device yet. */
@@ -133,6 +138,7 @@ static int __init ivr_init(void)
 probes:
 	ivr_events_disable_all();
 	ivr_pci_unregister();
+	ivr_generic_exit();
 	return ret;
 }
 
@@ -145,6 +151,7 @@ static void __exit ivr_exit(void)
 	/* Probes next: their code and the instance must outlive them. */
 	ivr_events_disable_all();
 	ivr_pci_unregister();
+	ivr_generic_exit();
 }
 
 module_init(ivr_init);

@@ -35,6 +35,7 @@
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
 
+#include "generic.h"
 #include "ivring.h"
 #include "testing.h"
 
@@ -154,6 +155,8 @@ static int ivr_format_segment(struct ivr_instance *inst)
 	if (ret)
 		return ret;
 	ret = ivr_add_formats(inst);
+	if (!ret)
+		ret = ivr_generic_add_formats(inst);
 	if (!ret)
 		ret = ivr_test_fail_format();
 	if (ret) {

@@ -8,6 +8,11 @@
  *   *:event     event in any system  event or sys    tracefs's bare word:
  *   !WORD       disables instead                     an event or a system
  *
+ * Words match the listed events: the native ones and the generic ones
+ * added so far.  A word that matches none of them, and names a system or
+ * an event (no '*' for the system), adds the kernel's events that it
+ * names, in the generic lane (generic.c), and enables them.
+ *
  * sysfs cannot see O_TRUNC, so a write only adds (or, with !, removes), as
  * tracefs's "echo ... >> set_event" does; a write of nothing but blanks
  * disables every event, as tracefs's "echo > set_event".  Reading lists
@@ -18,6 +23,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include "generic.h"
 #include "ivring.h"
 
 static bool ivr_match(const char *pat, const char *s)
@@ -30,8 +36,8 @@ static int ivr_set_event_word(char *word)
 {
 	bool on = true, found = false;
 	char *sys = NULL, *ev = word;
-	unsigned int i;
-	int ret;
+	struct ivr_event *e;
+	int added, ret;
 
 	if (*word == '!') {
 		on = false;
@@ -43,11 +49,8 @@ static int ivr_set_event_word(char *word)
 		if (!*sys && !*ev)
 			return -EINVAL;
 	}
-	for (i = 0; i < ivr_nr_events; i++) {
-		struct ivr_event *e = &ivr_events[i];
-
-		if (!e->tp)
-			continue;
+again:
+	ivr_for_each_event(e) {
 		if (sys ? !ivr_match(sys, e->sys) || !ivr_match(ev, e->name) :
 			  strcmp(ev, "*") && strcmp(ev, e->name) &&
 			  strcmp(ev, e->sys))
@@ -57,7 +60,15 @@ static int ivr_set_event_word(char *word)
 		if (ret)
 			return ret;
 	}
-	return found ? 0 : -EINVAL;
+	if (found || !on)
+		return found ? 0 : -EINVAL;
+	/* None listed: the kernel's events of that name join (generic.c). */
+	added = ivr_generic_add_matching(sys, ev);
+	if (added < 0)
+		return added == -ENOENT || added == -ENODEV ? -EINVAL : added;
+	if (added)
+		goto again;
+	return -EINVAL;
 }
 
 static ssize_t set_event_store(struct kobject *kobj,
@@ -65,8 +76,8 @@ static ssize_t set_event_store(struct kobject *kobj,
 			       size_t count)
 {
 	char *copy, *cur, *word;
+	struct ivr_event *e;
 	bool any = false;
-	unsigned int i;
 	int ret = 0;
 
 	copy = kstrndup(buf, count, GFP_KERNEL);
@@ -81,9 +92,9 @@ static ssize_t set_event_store(struct kobject *kobj,
 		ret = ivr_set_event_word(word);
 	}
 	if (!any)
-		for (i = 0; i < ivr_nr_events && !ret; i++)
-			if (ivr_events[i].tp)
-				ret = ivr_event_set(&ivr_events[i], false);
+		ivr_for_each_event(e)
+			if (!ret)
+				ret = ivr_event_set(e, false);
 	mutex_unlock(&ivr_mutex);
 	kfree(copy);
 	return ret ? ret : count;

@@ -5,7 +5,8 @@
  * scripts that drive ftrace can drive ivring the same way.
  *
  *   tracing_on                    0/1: probes write, or return at once
- *   available_events              sys:event, one a line
+ *   available_events              "sys:event lane", one a line: every
+ *                                 event of the kernel
  *   set_event                     tracefs's syntax (set_event.c)
  *   mode                          discard or overwrite; changes only while
  *                                 tracing_on is 0, and empties the rings
@@ -17,8 +18,10 @@
  *   events/<sys>/<event>/enable   0/1
  *   events/<sys>/<event>/format   the format text, as in the segment
  *   events/<sys>/<event>/id       the event's common_type
+ *   events/<sys>/<event>/lane     native or generic (generic.c)
  *
- * Only events whose tracepoint this kernel has appear.
+ * Only events whose tracepoint this kernel has appear, and the generic
+ * events once they were added (set_event.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,12 +30,14 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include "generic.h"
 #include "ivring.h"
 #include "testing.h"
 
 struct ivr_evdir {
 	struct kobject kobj;
 	struct ivr_event *ev;
+	struct list_head node;		/* ivr_gen_evdirs: a generic event's */
 };
 
 struct ivr_sysdir {
@@ -42,26 +47,28 @@ struct ivr_sysdir {
 
 static struct kobject *ivr_root, *ivr_events_kobj;
 static struct ivr_evdir **ivr_evdirs;
+static LIST_HEAD(ivr_gen_evdirs);
+/* Grows as generic events of new systems are added; under ivr_mutex. */
 static struct ivr_sysdir **ivr_sysdirs;
-static unsigned int ivr_nr_sysdirs;
+static unsigned int ivr_nr_sysdirs, ivr_sysdirs_cap;
 
 /* sys NULL means every event. */
 static bool ivr_in_sys(const struct ivr_event *ev, const char *sys)
 {
-	return ev->tp && (!sys || !strcmp(ev->sys, sys));
+	return !sys || !strcmp(ev->sys, sys);
 }
 
 /* tracefs's reading of a system's enable: 0, 1, or X when mixed. */
 static ssize_t ivr_show_sys_enable(const char *sys, char *buf)
 {
 	bool any_on = false, any_off = false;
-	unsigned int i;
+	struct ivr_event *ev;
 
 	mutex_lock(&ivr_mutex);
-	for (i = 0; i < ivr_nr_events; i++) {
-		if (!ivr_in_sys(&ivr_events[i], sys))
+	ivr_for_each_event(ev) {
+		if (!ivr_in_sys(ev, sys))
 			continue;
-		if (ivr_events[i].enabled)
+		if (ev->enabled)
 			any_on = true;
 		else
 			any_off = true;
@@ -87,7 +94,7 @@ static int ivr_parse_enable(const char *buf, bool *on)
 static ssize_t ivr_store_sys_enable(const char *sys, const char *buf,
 				    size_t count)
 {
-	unsigned int i;
+	struct ivr_event *ev;
 	int ret;
 	bool on;
 
@@ -95,9 +102,9 @@ static ssize_t ivr_store_sys_enable(const char *sys, const char *buf,
 	if (ret)
 		return ret;
 	mutex_lock(&ivr_mutex);
-	for (i = 0; i < ivr_nr_events && !ret; i++)
-		if (ivr_in_sys(&ivr_events[i], sys))
-			ret = ivr_event_set(&ivr_events[i], on);
+	ivr_for_each_event(ev)
+		if (!ret && ivr_in_sys(ev, sys))
+			ret = ivr_event_set(ev, on);
 	mutex_unlock(&ivr_mutex);
 	return ret ? ret : count;
 }
@@ -133,12 +140,14 @@ static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
 /*
  * A binary attribute, since a format text may outgrow the page that a plain
  * one gets: 6.12's kmalloc print fmt alone spells some 4 KiB of GFP flags.
- * The text of an event never changes, so reads at any offset agree.
+ * The text of an event in a lane never changes, so reads at any offset
+ * agree while the lane stays.
  */
 static ssize_t format_read(struct file *file, struct kobject *kobj,
 			   struct bin_attribute *attr, char *buf, loff_t off,
 			   size_t count)
 {
+	struct ivr_event *ev = ivr_kobj_event(kobj);
 	char *text;
 	ssize_t ret;
 	int len;
@@ -146,8 +155,14 @@ static ssize_t format_read(struct file *file, struct kobject *kobj,
 	text = kmalloc(IVRING_FORMAT_TEXT_MAX, GFP_KERNEL);
 	if (!text)
 		return -ENOMEM;
-	len = ivr_event_format(ivr_kobj_event(kobj), text,
-			       IVRING_FORMAT_TEXT_MAX);
+	mutex_lock(&ivr_mutex);
+	if (ev->lane_generic) {
+		len = ev->gen->format_len;
+		memcpy(text, ev->gen->format, len);
+	} else {
+		len = ivr_event_format(ev, text, IVRING_FORMAT_TEXT_MAX);
+	}
+	mutex_unlock(&ivr_mutex);
 	if (len < 0)
 		ret = len;
 	else
@@ -156,19 +171,50 @@ static ssize_t format_read(struct file *file, struct kobject *kobj,
 	return ret;
 }
 
+/* The id of the lane in use: a native event's generic twin has its own. */
 static ssize_t id_show(struct kobject *kobj, struct kobj_attribute *attr,
 		       char *buf)
 {
-	return sysfs_emit(buf, "%u\n", ivr_kobj_event(kobj)->id);
+	struct ivr_event *ev = ivr_kobj_event(kobj);
+	unsigned int id;
+
+	mutex_lock(&ivr_mutex);
+	id = ev->lane_generic ? ev->gen->ev.id : ev->id;
+	mutex_unlock(&ivr_mutex);
+	return sysfs_emit(buf, "%u\n", id);
+}
+
+static ssize_t lane_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(ivr_kobj_event(kobj)->lane_generic) ?
+			  "generic" : "native");
+}
+
+static ssize_t lane_store(struct kobject *kobj, struct kobj_attribute *attr,
+			  const char *buf, size_t count)
+{
+	int ret;
+
+	if (!sysfs_streq(buf, "generic") && !sysfs_streq(buf, "native"))
+		return -EINVAL;
+	mutex_lock(&ivr_mutex);
+	ret = ivr_generic_set_lane(ivr_kobj_event(kobj),
+				   sysfs_streq(buf, "generic"));
+	mutex_unlock(&ivr_mutex);
+	return ret ? ret : count;
 }
 
 static struct kobj_attribute ivr_ev_enable = __ATTR_RW(enable);
 static BIN_ATTR_RO(format, 0);
 static struct kobj_attribute ivr_ev_id = __ATTR_RO(id);
+static struct kobj_attribute ivr_ev_lane = __ATTR_RW(lane);
 
 static struct attribute *ivr_evdir_attrs[] = {
 	&ivr_ev_enable.attr,
 	&ivr_ev_id.attr,
+	&ivr_ev_lane.attr,
 	NULL,
 };
 
@@ -285,30 +331,27 @@ static ssize_t tracing_on_store(struct kobject *kobj,
 }
 
 /**
- * ivr_show_event_list() - the events of this kernel, "sys:event" a line
+ * ivr_show_event_list() - the listed events, "sys:event" a line
  * @buf:		sysfs's page
  * @enabled_only:	only the enabled events (set_event), else all of them
- *			(available_events)
  * @file:		the file's name in /sys/kernel/ivring/, for dmesg
  *
  * A show() has one page.  A list that outgrows it fails rather than end at
  * the page's edge as if that were all, since a script that reads it would
- * act on part of the list: 68 events take under 2K today, but the table
- * grows.
+ * act on part of the list: 68 native events take under 2K, but generic
+ * ones are added at will.
  *
- * Context: for set_event, with ivr_mutex held.
+ * Context: with ivr_mutex held.
  * Return: the length, or -EFBIG (with a dmesg line) when it outgrew the page.
  */
 ssize_t ivr_show_event_list(char *buf, bool enabled_only, const char *file)
 {
 	/* sysfs_emit_at() keeps a NUL at the page's end. */
 	size_t len = 0, room = min_t(size_t, PAGE_SIZE, ivr_test_list_room()) - 1;
-	unsigned int i;
+	struct ivr_event *ev;
 
-	for (i = 0; i < ivr_nr_events; i++) {
-		const struct ivr_event *ev = &ivr_events[i];
-
-		if (!ev->tp || (enabled_only && !ev->enabled))
+	ivr_for_each_event(ev) {
+		if (enabled_only && !ev->enabled)
 			continue;
 		if (len + strlen(ev->sys) + strlen(ev->name) + 2 > room) {
 			pr_warn_ratelimited("/sys/kernel/" IVR_NAME "/%s: the list outgrew the %zu bytes that sysfs allows; not shown\n",
@@ -320,10 +363,26 @@ ssize_t ivr_show_event_list(char *buf, bool enabled_only, const char *file)
 	return len;
 }
 
-static ssize_t available_events_show(struct kobject *kobj,
-				     struct kobj_attribute *attr, char *buf)
+/*
+ * Every event of the kernel with its lane (generic.c): some 1500 lines on
+ * Debian's kernels, so a binary attribute, which reads past a page.  Each
+ * read builds the text again; a reader that reads it in pieces while
+ * events come and go (kprobe_events) may see them move.
+ */
+static ssize_t available_events_read(struct file *file, struct kobject *kobj,
+				     struct bin_attribute *attr, char *buf,
+				     loff_t off, size_t count)
 {
-	return ivr_show_event_list(buf, false, "available_events");
+	size_t len;
+	ssize_t ret;
+	char *text;
+
+	text = ivr_generic_available(&len);
+	if (IS_ERR(text))
+		return PTR_ERR(text);
+	ret = memory_read_from_buffer(buf, count, &off, text, len);
+	kvfree(text);
+	return ret;
 }
 
 static ssize_t mode_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -380,13 +439,12 @@ static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 }
 
 static struct kobj_attribute ivr_tracing_on_attr = __ATTR_RW(tracing_on);
-static struct kobj_attribute ivr_available_attr = __ATTR_RO(available_events);
+static BIN_ATTR_RO(available_events, 0);
 static struct kobj_attribute ivr_mode_attr = __ATTR_RW(mode);
 static struct kobj_attribute ivr_reset_attr = __ATTR_WO(reset);
 
 static struct attribute *ivr_root_attrs[] = {
 	&ivr_tracing_on_attr.attr,
-	&ivr_available_attr.attr,
 	&ivr_set_event_attr.attr,
 	&ivr_mode_attr.attr,
 	&ivr_reset_attr.attr,
@@ -395,15 +453,29 @@ static struct attribute *ivr_root_attrs[] = {
 	NULL,
 };
 
+static struct bin_attribute *ivr_root_bin_attrs[] = {
+	&bin_attr_available_events,
+	NULL,
+};
+
 static const struct attribute_group ivr_root_group = {
 	.attrs = ivr_root_attrs,
+	.bin_attrs = ivr_root_bin_attrs,
 };
 
 static struct ivr_sysdir *ivr_add_sysdir(const char *sys)
 {
-	struct ivr_sysdir *d;
+	struct ivr_sysdir *d, **grown;
 	int ret;
 
+	if (ivr_nr_sysdirs == ivr_sysdirs_cap) {
+		grown = krealloc_array(ivr_sysdirs, ivr_sysdirs_cap * 2 + 16,
+				       sizeof(*grown), GFP_KERNEL);
+		if (!grown)
+			return ERR_PTR(-ENOMEM);
+		ivr_sysdirs = grown;
+		ivr_sysdirs_cap = ivr_sysdirs_cap * 2 + 16;
+	}
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return ERR_PTR(-ENOMEM);
@@ -418,22 +490,51 @@ static struct ivr_sysdir *ivr_add_sysdir(const char *sys)
 	return d;
 }
 
-static int ivr_add_evdir(struct ivr_sysdir *sd, unsigned int i)
+static struct ivr_evdir *ivr_add_evdir(struct ivr_sysdir *sd,
+				       struct ivr_event *ev)
 {
 	struct ivr_evdir *d;
 	int ret;
 
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
-		return -ENOMEM;
-	d->ev = &ivr_events[i];
+		return ERR_PTR(-ENOMEM);
+	d->ev = ev;
+	INIT_LIST_HEAD(&d->node);
 	ret = kobject_init_and_add(&d->kobj, &ivr_evdir_ktype, &sd->kobj, "%s",
 				   d->ev->name);
 	if (ret) {
 		kobject_put(&d->kobj);
-		return ret;
+		return ERR_PTR(ret);
 	}
-	ivr_evdirs[i] = d;
+	return d;
+}
+
+/**
+ * ivr_sysfs_add_event() - the directory of a generic event just added
+ * @ev:		the event; its sys and name live as long as the module
+ *
+ * Context: with ivr_mutex held (set_event.c, through generic.c).
+ * Return: 0 or -errno.
+ */
+int ivr_sysfs_add_event(struct ivr_event *ev)
+{
+	struct ivr_sysdir *sd = NULL;
+	struct ivr_evdir *d;
+	unsigned int i;
+
+	lockdep_assert_held(&ivr_mutex);
+	for (i = 0; i < ivr_nr_sysdirs && !sd; i++)
+		if (!strcmp(ivr_sysdirs[i]->sys, ev->sys))
+			sd = ivr_sysdirs[i];
+	if (!sd)
+		sd = ivr_add_sysdir(ev->sys);
+	if (IS_ERR(sd))
+		return PTR_ERR(sd);
+	d = ivr_add_evdir(sd, ev);
+	if (IS_ERR(d))
+		return PTR_ERR(d);
+	list_add_tail(&d->node, &ivr_gen_evdirs);
 	return 0;
 }
 
@@ -454,9 +555,12 @@ static int ivr_add_event_dirs(void)
 			if (IS_ERR(sd))
 				return PTR_ERR(sd);
 		}
-		ret = ivr_add_evdir(sd, i);
-		if (ret)
+		ivr_evdirs[i] = ivr_add_evdir(sd, &ivr_events[i]);
+		if (IS_ERR(ivr_evdirs[i])) {
+			ret = PTR_ERR(ivr_evdirs[i]);
+			ivr_evdirs[i] = NULL;
 			return ret;
+		}
 	}
 	return 0;
 }
@@ -466,8 +570,7 @@ int ivr_sysfs_init(void)
 	int ret = -ENOMEM;
 
 	ivr_evdirs = kcalloc(ivr_nr_events, sizeof(*ivr_evdirs), GFP_KERNEL);
-	ivr_sysdirs = kcalloc(ivr_nr_events, sizeof(*ivr_sysdirs), GFP_KERNEL);
-	if (!ivr_evdirs || !ivr_sysdirs)
+	if (!ivr_evdirs)
 		goto err;
 
 	ivr_root = kobject_create_and_add(IVR_NAME, kernel_kobj);
@@ -507,9 +610,14 @@ err:
 /* Children first; removal waits for readers and writers in progress. */
 void ivr_sysfs_exit(void)
 {
+	struct ivr_evdir *d, *tmp;
 	unsigned int i;
 
 	ivr_per_cpu_exit();
+	list_for_each_entry_safe(d, tmp, &ivr_gen_evdirs, node) {
+		list_del(&d->node);
+		kobject_put(&d->kobj);
+	}
 	if (ivr_evdirs)
 		for (i = 0; i < ivr_nr_events; i++)
 			if (ivr_evdirs[i])
@@ -517,6 +625,7 @@ void ivr_sysfs_exit(void)
 	for (i = 0; i < ivr_nr_sysdirs; i++)
 		kobject_put(&ivr_sysdirs[i]->kobj);
 	ivr_nr_sysdirs = 0;
+	ivr_sysdirs_cap = 0;
 	kobject_put(ivr_events_kobj);
 	kobject_put(ivr_root);
 	ivr_events_kobj = NULL;

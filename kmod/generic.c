@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: GPL-2.0
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The generic lane: any event that the kernel can trace (a tracepoint, a
+ * kprobe or uprobe event made in tracefs, a synthetic event) reaches the
+ * segment as the kernel's own raw record, without capture code of ours.
+ *
+ * For each enabled event the module creates one perf counter per online
+ * CPU with perf_event_create_kernel_counter(): type PERF_TYPE_TRACEPOINT,
+ * the event's id as config, a sample period of 1 and PERF_SAMPLE_RAW.  The
+ * kernel then builds, at every hit, the record that the event's tracefs
+ * format describes (perf and ftrace share the TRACE_EVENT() layout) and
+ * calls our overflow handler with it, on the hitting CPU, in the hit's own
+ * context, with preemption disabled.  The handler copies it into that
+ * CPU's sub-ring with the native probes' writer, so both lanes share the
+ * rings, the clock, the tickets and the loss counters, and the host merges
+ * them per CPU as one stream.  Perf's raw records are what `perf record
+ * -e sys:event` stores; only exported interfaces are used.
+ *
+ * The format text is the kernel's too: tracefs's events/<sys>/<event>/format,
+ * read through a private mount (tracefs.c).  Only its "ID:" line changes,
+ * to an id of ivring's (past the native ones), which also goes in the
+ * record's common_type: the kernel's ids overlap the native ones.
+ *
+ * The common fields are filled by ivr_probe_begin() as for a native event,
+ * not copied from perf's record: perf counts the tracepoint's own
+ * preempt_disable() in common_preempt_count, ftrace does not, and ivring's
+ * two lanes must agree with each other and with ftrace.
+ *
+ * Losses: a record that finds no room is counted by the writer as any
+ * dropped event.  Perf itself drops a record only when an event fires
+ * inside perf's handling of another in the same context (its recursion
+ * guard); nothing in the handler below hits a tracepoint, and perf gives
+ * no count of those it drops.  A period of 1 is never throttled (perf's
+ * software events throttle only the second and later overflows of one
+ * hit).
+ *
+ * CPU hotplug: counters exist for the CPUs online when the event was
+ * enabled.  A CPU that comes online later is not traced in this lane
+ * until the event is enabled again.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/ctype.h>
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/perf_event.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "generic.h"
+#include "probe.h"
+
+/* Generic events without a native probe, in the order they were added. */
+static LIST_HEAD(ivr_generics);
+/* The next id to give; ids are never reused while the module is loaded. */
+static unsigned int ivr_generic_next_id;
+/* Bytes of the kernel's available_events that ivring reads at most. */
+#define IVR_AVAILABLE_MAX	(4U << 20)
+
+struct ivr_event *ivr_event_next(struct ivr_event *ev)
+{
+	struct ivr_generic *g;
+	unsigned int i = 0;
+
+	lockdep_assert_held(&ivr_mutex);
+	if (ev && !ev->probe) {
+		g = container_of(ev, struct ivr_generic, ev);
+		return list_is_last(&g->node, &ivr_generics) ? NULL :
+			&list_next_entry(g, node)->ev;
+	}
+	if (ev)
+		i = ev - ivr_events + 1;
+	for (; i < ivr_nr_events; i++)
+		if (ivr_events[i].tp)
+			return &ivr_events[i];
+	g = list_first_entry_or_null(&ivr_generics, struct ivr_generic, node);
+	return g ? &g->ev : NULL;
+}
+
+/* --- the hot path -------------------------------------------------------- */
+
+/*
+ * Called by perf for every hit of the event on this CPU, from the
+ * tracepoint (or kprobe, uprobe) with preemption disabled.  @data->raw is
+ * the record, in fragments; a tracepoint's is one.
+ */
+static notrace void ivr_generic_overflow(struct perf_event *pe,
+					 struct perf_sample_data *data,
+					 struct pt_regs *regs)
+{
+	struct ivr_generic *g = pe->overflow_handler_context;
+	const u32 skip = sizeof(struct ivr_common);
+	const struct perf_raw_frag *frag;
+	struct ivring_writer *w;
+	unsigned int cpu;
+	u32 len = 0, off = 0, n;
+	u8 *p;
+
+	if (!(data->sample_flags & PERF_SAMPLE_RAW) || !data->raw)
+		return;
+	for (frag = &data->raw->frag;; frag = frag->next) {
+		/* Only BPF output is copied by a callback; not ours to take. */
+		if (frag->copy)
+			return;
+		len += frag->size;
+		if (perf_raw_frag_last(frag))
+			break;
+	}
+	if (len < skip)
+		return;
+
+	p = ivr_probe_begin(&g->ev, len, &w, &cpu);
+	if (!p)
+		return;
+	/* Everything after the common fields, which are ours (see above). */
+	for (frag = &data->raw->frag;; frag = frag->next) {
+		if (off + frag->size > skip) {
+			n = off >= skip ? 0 : skip - off;
+			memcpy(p + off + n, (const u8 *)frag->data + n,
+			       frag->size - n);
+		}
+		off += frag->size;
+		if (perf_raw_frag_last(frag))
+			break;
+	}
+	ivr_probe_end(w, cpu);
+}
+
+/* --- enabling ------------------------------------------------------------ */
+
+static void ivr_generic_detach(struct ivr_generic *g)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (!g->pev[cpu])
+			continue;
+		perf_event_release_kernel(g->pev[cpu]);
+		g->pev[cpu] = NULL;
+	}
+}
+
+/*
+ * perf_event_create_kernel_counter() checks the caller's right to raw
+ * tracepoint data as perf_event_open() does (perf_event_paranoid, or
+ * CAP_PERFMON): enabling is root's, as writing to sysfs is.
+ */
+static int ivr_generic_attach(struct ivr_generic *g)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.config = g->kid,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW,
+	};
+	struct perf_event *pe;
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu) {
+		pe = perf_event_create_kernel_counter(&attr, cpu, NULL,
+						      ivr_generic_overflow, g);
+		if (IS_ERR(pe)) {
+			pr_err("cannot attach %s:%s on CPU %u through perf: %ld\n",
+			       g->ev.sys, g->ev.name, cpu, PTR_ERR(pe));
+			ivr_generic_detach(g);
+			return PTR_ERR(pe);
+		}
+		g->pev[cpu] = pe;
+	}
+	return 0;
+}
+
+/* The format goes in before the first record that needs it. */
+static int ivr_generic_store_format(struct ivr_generic *g,
+				    struct ivr_instance *inst)
+{
+	int ret;
+
+	if (!inst || g->format_gen == inst->w.generation)
+		return 0;
+	ret = ivring_add_format(&inst->w, g->ev.id, g->ev.sys, g->format,
+				g->format_len);
+	if (ret == -ENOSPC)
+		pr_err("the segment's format area is full (%u bytes of formats); %s:%s cannot be enabled until the segment is formatted again (reset)\n",
+		       inst->w.fmt_used, g->ev.sys, g->ev.name);
+	else if (ret)
+		pr_err("cannot store the format of %s:%s: %d\n", g->ev.sys,
+		       g->ev.name, ret);
+	else
+		g->format_gen = inst->w.generation;
+	return ret;
+}
+
+/**
+ * ivr_generic_set() - attach or detach an event in the generic lane
+ * @ev:		an event whose @gen is set
+ * @on:		attach when true
+ *
+ * Context: process, with ivr_mutex held (attach.c's ivr_event_set()).
+ * Return: 0 or -errno; the event's state is unchanged on failure.
+ */
+int ivr_generic_set(struct ivr_event *ev, bool on)
+{
+	struct ivr_generic *g = ev->gen;
+	int ret;
+
+	lockdep_assert_held(&ivr_mutex);
+	if (!on) {
+		ivr_generic_detach(g);
+		return 0;
+	}
+	ret = ivr_generic_store_format(g,
+			rcu_dereference_protected(ivr_inst,
+						  lockdep_is_held(&ivr_mutex)));
+	return ret ? ret : ivr_generic_attach(g);
+}
+
+/**
+ * ivr_generic_add_formats() - the formats of the enabled generic events
+ * @inst:	an instance being formatted, not yet published
+ *
+ * Context: with ivr_mutex held.
+ * Return: 0 or ivring_add_format()'s error.
+ */
+int ivr_generic_add_formats(struct ivr_instance *inst)
+{
+	struct ivr_event *ev;
+	int ret;
+
+	ivr_for_each_event(ev) {
+		if (!ev->lane_generic || !ev->enabled)
+			continue;
+		ret = ivr_generic_store_format(ev->gen, inst);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* --- the kernel's definitions -------------------------------------------- */
+
+/* tracefs names events and systems with these; nothing else gets a path. */
+static bool ivr_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 63 || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (!isalnum(*s) && *s != '_' && *s != '-' && *s != '.')
+			return false;
+	return true;
+}
+
+/*
+ * The kernel's format text of sys:name, its id in *@kid, and the text with
+ * our @id in its ID line.  tracefs's text starts "name: NAME\nID: N\n".
+ */
+static char *ivr_generic_read_format(const char *sys, const char *name,
+				     u16 id, u16 *kid, u32 *lenp)
+{
+	char *path, *text, *out = NULL, *rest;
+	unsigned int k;
+	size_t len;
+	int n, ret;
+
+	path = kasprintf(GFP_KERNEL, "events/%s/%s/format", sys, name);
+	if (!path)
+		return ERR_PTR(-ENOMEM);
+	text = ivr_tracefs_read(path, IVRING_FORMAT_TEXT_MAX, &len);
+	kfree(path);
+	if (IS_ERR(text))
+		return text;
+
+	n = 0;
+	ret = -EINVAL;
+	if (sscanf(text, "name: %*s\nID: %u\n%n", &k, &n) != 1 || !n ||
+	    !k || k > U16_MAX)
+		goto out;
+	rest = text + n;
+	out = kasprintf(GFP_KERNEL, "name: %s\nID: %u\n%s", name, id, rest);
+	ret = -ENOMEM;
+	if (!out)
+		goto out;
+	*lenp = strlen(out);
+	*kid = k;
+	ret = 0;
+	if (*lenp > IVRING_FORMAT_TEXT_MAX) {
+		kfree(out);
+		ret = -E2BIG;
+	}
+out:
+	kvfree(text);
+	if (ret == -EINVAL)
+		pr_err("tracefs's format of %s:%s does not start with its name and id\n",
+		       sys, name);
+	else if (ret == -E2BIG)
+		pr_err("the format of %s:%s is longer than the %u bytes a segment takes\n",
+		       sys, name, IVRING_FORMAT_TEXT_MAX);
+	return ret ? ERR_PTR(ret) : out;
+}
+
+static void ivr_generic_free(struct ivr_generic *g)
+{
+	if (!g)
+		return;
+	kfree(g->pev);
+	kfree(g->format);
+	kfree(g->ev.sys);
+	kfree(g->ev.name);
+	kfree(g);
+}
+
+/* A generic event for sys:name; @owner NULL for one with no native probe. */
+static struct ivr_generic *ivr_generic_create(const char *sys,
+					      const char *name,
+					      struct ivr_event *owner)
+{
+	struct ivr_generic *g;
+	char *format;
+	int ret = -ENOMEM;
+
+	if (!ivr_name_ok(sys) || !ivr_name_ok(name))
+		return ERR_PTR(-EINVAL);
+	if (ivr_generic_next_id > U16_MAX) {
+		pr_err("no event id left for %s:%s\n", sys, name);
+		return ERR_PTR(-ENOSPC);
+	}
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&g->node);
+	g->ev.sys = kstrdup(sys, GFP_KERNEL);
+	g->ev.name = kstrdup(name, GFP_KERNEL);
+	g->pev = kcalloc(nr_cpu_ids, sizeof(*g->pev), GFP_KERNEL);
+	if (!g->ev.sys || !g->ev.name || !g->pev)
+		goto err;
+	format = ivr_generic_read_format(sys, name, ivr_generic_next_id,
+					 &g->kid, &g->format_len);
+	if (IS_ERR(format)) {
+		ret = PTR_ERR(format);
+		goto err;
+	}
+	g->format = format;
+	g->ev.id = ivr_generic_next_id++;
+	g->ev.lane_generic = true;
+	g->ev.gen = g;
+	g->owner = owner ? owner : &g->ev;
+	return g;
+err:
+	ivr_generic_free(g);
+	return ERR_PTR(ret);
+}
+
+static struct ivr_event *ivr_native_find(const char *sys, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ivr_nr_events; i++)
+		if (ivr_events[i].tp && !strcmp(ivr_events[i].sys, sys) &&
+		    !strcmp(ivr_events[i].name, name))
+			return &ivr_events[i];
+	return NULL;
+}
+
+static bool ivr_listed(const char *sys, const char *name)
+{
+	struct ivr_event *ev;
+
+	ivr_for_each_event(ev)
+		if (!strcmp(ev->sys, sys) && !strcmp(ev->name, name))
+			return true;
+	return false;
+}
+
+/* Add sys:name, an event with no native probe, to the listed events. */
+static int ivr_generic_add(const char *sys, const char *name)
+{
+	struct ivr_generic *g;
+	int ret;
+
+	g = ivr_generic_create(sys, name, NULL);
+	if (IS_ERR(g))
+		return PTR_ERR(g);
+	list_add_tail(&g->node, &ivr_generics);
+	ret = ivr_sysfs_add_event(&g->ev);
+	if (ret) {
+		pr_err("cannot add %s:%s to /sys/kernel/" IVR_NAME "/events: %d\n",
+		       sys, name, ret);
+		/* Its id stays used: a segment may hold its format. */
+		list_del(&g->node);
+		ivr_generic_free(g);
+	}
+	return ret;
+}
+
+/* Call @fn on each "sys:name" line of @list (cut up); stop at non-zero. */
+static int ivr_walk_events(char *list,
+			   int (*fn)(char *sys, char *name, void *arg),
+			   void *arg)
+{
+	char *line, *colon;
+	int ret = 0;
+
+	while (!ret && (line = strsep(&list, "\n"))) {
+		colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		ret = fn(line, colon + 1, arg);
+	}
+	return ret;
+}
+
+/* The kernel's available_events, kvfree() it; sets *@lenp. */
+static char *ivr_kernel_events(size_t *lenp)
+{
+	return ivr_tracefs_read("available_events", IVR_AVAILABLE_MAX, lenp);
+}
+
+struct ivr_match_arg {
+	const char *sys;	/* NULL: a bare word, a system or an event */
+	const char *name;	/* "" or "*": every event of sys */
+	int added;
+};
+
+static int ivr_match_one(char *sys, char *name, void *arg)
+{
+	struct ivr_match_arg *m = arg;
+	bool match;
+	int ret;
+
+	if (m->sys)
+		match = !strcmp(m->sys, sys) &&
+			(!*m->name || !strcmp(m->name, "*") ||
+			 !strcmp(m->name, name));
+	else
+		match = !strcmp(m->name, sys) || !strcmp(m->name, name);
+	if (!match || ivr_native_find(sys, name) || ivr_listed(sys, name))
+		return 0;
+	ret = ivr_generic_add(sys, name);
+	if (!ret)
+		m->added++;
+	return ret;
+}
+
+/**
+ * ivr_generic_add_matching() - list the kernel's events that a word names
+ * @sys:	the word's system, or NULL for a bare word (a system or an
+ *		event name, as tracefs reads it)
+ * @name:	the event; "" or "*" with @sys for all of the system's
+ *
+ * set_event's words match the listed events; a word that matches none of
+ * them comes here before it fails.  So naming an event, or a system that
+ * ivring has no native probe for ("ext4:*"), adds the kernel's events in
+ * the generic lane, while "sched:*" keeps meaning the native sched events
+ * it always did.  Wildcard systems ("*:name", "*") never add.
+ *
+ * Context: with ivr_mutex held.
+ * Return: how many events were added, or -errno.
+ */
+int ivr_generic_add_matching(const char *sys, const char *name)
+{
+	struct ivr_match_arg m = { .sys = sys, .name = name };
+	size_t len;
+	char *list;
+	int ret;
+
+	lockdep_assert_held(&ivr_mutex);
+	if ((sys && (!*sys || !strcmp(sys, "*"))) ||
+	    (!sys && !strcmp(name, "*")))
+		return 0;
+	list = ivr_kernel_events(&len);
+	if (IS_ERR(list))
+		return PTR_ERR(list);
+	ret = ivr_walk_events(list, ivr_match_one, &m);
+	kvfree(list);
+	return ret ? ret : m.added;
+}
+
+/**
+ * ivr_generic_set_lane() - carry a native event in the generic lane, or not
+ * @ev:		a listed event
+ * @generic:	true for the generic lane
+ *
+ * An enabled event is detached from one lane and attached to the other;
+ * the hits in between are not traced.  A generic event with no native
+ * probe has one lane only.
+ *
+ * Context: with ivr_mutex held.
+ * Return: 0 or -errno (the event stays as it was).
+ */
+int ivr_generic_set_lane(struct ivr_event *ev, bool generic)
+{
+	bool on = ev->enabled;
+	struct ivr_generic *g;
+	int ret;
+
+	lockdep_assert_held(&ivr_mutex);
+	if (!ev->probe)
+		return generic ? 0 : -EINVAL;
+	if (ev->lane_generic == generic)
+		return 0;
+	if (generic && !ev->gen) {
+		g = ivr_generic_create(ev->sys, ev->name, ev);
+		if (IS_ERR(g))
+			return PTR_ERR(g);
+		ev->gen = g;
+	}
+	if (on) {
+		ret = ivr_event_set(ev, false);
+		if (ret)
+			return ret;
+	}
+	ev->lane_generic = generic;
+	if (!on)
+		return 0;
+	ret = ivr_event_set(ev, true);
+	if (ret) {
+		ev->lane_generic = !generic;
+		if (ivr_event_set(ev, true))
+			pr_err("%s:%s is disabled: neither lane could attach it\n",
+			       ev->sys, ev->name);
+	}
+	return ret;
+}
+
+/* --- available_events ---------------------------------------------------- */
+
+struct ivr_avail_arg {
+	char *buf;
+	size_t len, size;
+};
+
+static int ivr_avail_one(char *sys, char *name, void *arg)
+{
+	struct ivr_avail_arg *a = arg;
+
+	if (ivr_native_find(sys, name))
+		return 0;
+	a->len += scnprintf(a->buf + a->len, a->size - a->len,
+			    "%s:%s generic\n", sys, name);
+	return 0;
+}
+
+/**
+ * ivr_generic_available() - the text of available_events
+ * @lenp:	receives its length
+ *
+ * Every event of the kernel, "sys:event LANE" a line: the native ones
+ * first, in the table's order, with the lane each is set to, then every
+ * other event of the kernel's available_events, "generic".  Without
+ * tracefs, only the native ones.
+ *
+ * Context: takes ivr_mutex.
+ * Return: a kvmalloc()ed text, or ERR_PTR(-ENOMEM).
+ */
+char *ivr_generic_available(size_t *lenp)
+{
+	struct ivr_avail_arg a = { 0 };
+	size_t klen = 0;
+	unsigned int i;
+	char *klist;
+
+	klist = ivr_kernel_events(&klen);
+	if (IS_ERR(klist)) {
+		pr_info_ratelimited("cannot read the kernel's available_events: %ld; only the native events are listed\n",
+				    PTR_ERR(klist));
+		klist = NULL;
+		klen = 0;
+	}
+	/* A line of at least "s:e\n" grows by " generic": at most 3 times. */
+	a.size = klen * 3 + ivr_nr_events * 140 + 1;
+	a.buf = kvmalloc(a.size, GFP_KERNEL);
+	if (!a.buf) {
+		kvfree(klist);
+		return ERR_PTR(-ENOMEM);
+	}
+
+	mutex_lock(&ivr_mutex);
+	for (i = 0; i < ivr_nr_events; i++)
+		if (ivr_events[i].tp)
+			a.len += scnprintf(a.buf + a.len, a.size - a.len,
+					   "%s:%s %s\n", ivr_events[i].sys,
+					   ivr_events[i].name,
+					   ivr_events[i].lane_generic ?
+					   "generic" : "native");
+	if (klist)
+		ivr_walk_events(klist, ivr_avail_one, &a);
+	mutex_unlock(&ivr_mutex);
+	kvfree(klist);
+	*lenp = a.len;
+	return a.buf;
+}
+
+/* --- module init and exit ------------------------------------------------ */
+
+void ivr_generic_init(void)
+{
+	ivr_generic_next_id = ivr_nr_events + 2;	/* after the marker's */
+	/* Without tracefs the native events still work: it says so. */
+	ivr_tracefs_init();
+}
+
+/* After every event was disabled and the probes synchronised. */
+void ivr_generic_exit(void)
+{
+	struct ivr_generic *g, *tmp;
+	unsigned int i;
+
+	list_for_each_entry_safe(g, tmp, &ivr_generics, node) {
+		list_del(&g->node);
+		ivr_generic_free(g);
+	}
+	for (i = 0; i < ivr_nr_events; i++) {
+		ivr_generic_free(ivr_events[i].gen);
+		ivr_events[i].gen = NULL;
+		ivr_events[i].lane_generic = false;
+	}
+	ivr_tracefs_exit();
+}
