@@ -75,7 +75,7 @@ rounds KB-SYS raw_syscalls:sys_enter /guest-syscall "$KB_SYS_ITERS"
 
 echo "KB-PART 3"
 # The sched, timer and kmem events ivring has; ftrace gets the same list.
-ev=$(grep -E '^(sched|timer|kmem):' $t/available_events | tr '\n' ' ')
+ev=$(sed -n 's/^\(\(sched\|timer\|kmem\):[^ ]*\) native$/\1/p' $t/available_events | tr '\n' ' ')
 echo "KB-EVENTS $(echo "$ev" | wc -w) $ev"
 rounds KB-WORK "$ev" /guest-workload "$KB_WORK_ITERS"
 

@@ -14,7 +14,7 @@ set -u
 # end of a run is what a reader after it gets.
 rings_setup discard
 
-ev=$(grep -E '^(sched|timer|kmem):' $t/available_events | tr '\n' ' ')
+ev=$(sed -n 's/^\(\(sched\|timer\|kmem\):[^ ]*\) native$/\1/p' $t/available_events | tr '\n' ' ')
 echo "KB-EVENTS $(echo "$ev" | wc -w) $ev"
 
 for r in $(seq "$KB_ROUNDS"); do

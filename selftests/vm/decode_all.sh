@@ -84,7 +84,7 @@ cat <<'GUEST'
 t=/sys/kernel/ivring
 insmod /ivring.ko || exit 10
 [ -b /dev/vda ] || { echo "FAIL: no /dev/vda"; exit 11; }
-for e in $(cat $t/available_events); do
+for e in $(sed -n 's/ native$//p' $t/available_events); do
 	s=${e%%:*}; n=${e#*:}
 	sed "s/^/GUEST-IVF $e /" $t/events/$s/$n/format || exit 12
 	sed "s/^/GUEST-FTF $e /" /sys/kernel/tracing/events/$s/$n/format || exit 13

@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 # SPDX-FileCopyrightText: 2026 The ivring authors
 #
-# The sysfs list files (available_events, set_event) never end silently
-# at the edge of sysfs's page: a list that outgrows it fails to read with
-# EFBIG and a dmesg line, and one that fits is whole.
+# The sysfs list files never end silently at the edge of sysfs's page.
+# set_event, a page at most, fails to read with EFBIG and a dmesg line
+# when it outgrows it, and one that fits is whole.  available_events,
+# every event of the kernel with its lane, is a binary file that reads
+# past a page: it must read whole, the same twice, well over 4 KiB.
 #
-# 68 events take under 2K, so the test build (make module-test) shrinks
-# the room with list_room=N.  The guest reads both files with room to
-# spare, then with list_room just too small for each: the read must fail,
-# with "the list outgrew" in dmesg, rather than return a shorter list.
+# A few enabled events take under 2K, so the test build (make module-test)
+# shrinks set_event's room with list_room=N.  The guest reads it with room
+# to spare, then with list_room just too small: the read must fail, with
+# "the list outgrew" in dmesg, rather than return a shorter list.
 #
 # Asserted: no kernel splat (--scan-dmesg) and every step in the guest.
 # Exit: 0 pass, 1 fail, 4 skip (kselftest).
@@ -27,7 +29,18 @@ room=/sys/module/ivring/parameters/list_room
 die() { echo "FAIL: $*"; exit 10; }
 insmod /ivring.ko || die "insmod"
 echo 'sched:* raw_syscalls:*' > $t/set_event || die "set_event"
-for f in available_events set_event; do
+cat $t/available_events > /tmp/a1 || die "available_events"
+cat $t/available_events > /tmp/a2 || die "available_events again"
+cmp -s /tmp/a1 /tmp/a2 || die "available_events differs between two reads"
+n=$(wc -c < /tmp/a1)
+[ "$n" -gt 8192 ] || die "available_events has only $n bytes"
+[ "$(tail -c 1 /tmp/a1 | od -An -c | tr -d ' ')" = '\n' ] ||
+	die "available_events ends in the middle of a line"
+echo 1 > $room
+cmp -s $t/available_events /tmp/a1 || die "available_events depends on list_room"
+echo 0 > $room
+echo "GUEST-LIST available_events $(wc -l < /tmp/a1) lines, $n bytes, whole"
+for f in set_event; do
 	cat $t/$f > /tmp/$f || die "$f with a page"
 	n=$(wc -c < /tmp/$f)
 	lines=$(wc -l < /tmp/$f)
