@@ -39,6 +39,14 @@
  * copied verbatim into a trace-cmd trace.dat file.  Sub-buffer number 'seq'
  * of a CPU lives in slot seq % nr_subbufs; struct ivring_desc says which seq
  * a slot holds.  Documentation: README, section "The segment".
+ *
+ * Two lanes write the same sub-rings: the module's own probes (native
+ * events) and the generic lane, which copies the kernel's raw record of any
+ * other event (perf's, in the layout of the event's tracefs format).  A
+ * generic event's format record is appended to the format area when the
+ * event is first enabled, so formats may be added at any time while the
+ * segment is LIVE, before the first record that uses them; the layout is
+ * the same, and so is the ABI (1.1).
  */
 #ifndef _UAPI_LINUX_IVRING_H
 #define _UAPI_LINUX_IVRING_H
