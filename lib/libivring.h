@@ -267,14 +267,29 @@ IVRING_API int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
  * skipped and their events render as unknown.  libtraceevent parses the
  * listed texts at the first call below that needs them, never in
  * ivring__next(): a reader that never decodes never parses.
+ *
+ * The guest may append formats while it runs (an event enabled after the
+ * reader attached).  ivring__event() and ivring__snprint() look for them
+ * when they meet a type that has no format, ivring__match_events() at
+ * every call; ivring__format_stats() counts the looks that found records.
+ * What they find is checked as above and added: the tep_handle, every
+ * tep_event and every string returned before stay valid and unchanged
+ * until close or a generation change, and ivring__format()'s indexes
+ * keep their texts (new ones come after them).  A caller that keeps a
+ * table of ids, such as a filter built with ivring__match_events(), builds
+ * it again when ivring_format_stats.listed grows.
  */
 /* The parsed formats; NULL when there was no memory to parse them. */
 IVRING_API struct tep_handle *ivring__tep(struct ivring *r);
-/* The event with this common_type, or NULL. */
+/*
+ * The event with this common_type, or NULL; looks for formats appended
+ * since, when there is none.
+ */
 IVRING_API struct tep_event *ivring__event(struct ivring *r, uint16_t type);
 /*
- * Event ids matching "sys:name", "sys:*", "name" or "*"; returns the count,
- * or -ENOMEM when there was no memory to parse the formats.
+ * Event ids matching "sys:name", "sys:*", "name" or "*", formats appended
+ * since included; returns the count, or -ENOMEM when there was no memory
+ * to parse the formats.
  */
 IVRING_API int ivring__match_events(struct ivring *r, const char *pattern,
 				    uint16_t *ids, size_t max);
@@ -312,7 +327,7 @@ IVRING_API int ivring__format(struct ivring *r, unsigned int idx,
 
 struct ivring_format_stats {
 	size_t sz;		/* sizeof(struct ivring_format_stats) */
-	uint32_t records;	/* format records the guest published */
+	uint32_t records;	/* format records the guest published, as last seen */
 	uint32_t listed;	/* texts ivring__format() lists */
 	uint32_t skipped;	/* records not listed, or refused when parsed */
 	uint32_t raw;		/* parsed, printed raw */
@@ -323,6 +338,11 @@ struct ivring_format_stats {
 	 * NULL when none was; valid until close or a generation change.
 	 */
 	const char *first_reason;
+	/*
+	 * Since 1.4: looks that found records appended after the reader
+	 * attached (one per batch, not per record).
+	 */
+	uint32_t refreshes;
 };
 /* Counts of this generation's format records.  Fills at most @st->sz bytes. */
 IVRING_API int ivring__format_stats(struct ivring *r,
