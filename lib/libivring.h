@@ -446,7 +446,9 @@ IVRING_API int ivring__clock_info(struct ivring *r,
  * A recording takes what it needs from @r inside ivring__rec_open(): the
  * format texts, the clock and the layout of this generation.  Its pages
  * must come from that generation; at a new one (-ESTALE), close it and
- * open another file.  A recording is not thread-safe.
+ * open another file.  Formats that the guest appends later join the
+ * recording as ivring__rec_read() meets them, or at ivring__rec_formats().
+ * A recording is not thread-safe.
  */
 struct ivring_rec;
 
@@ -513,6 +515,18 @@ IVRING_API int ivring__rec_page(struct ivring_rec *w, unsigned int cpu,
 IVRING_API int ivring__rec_read(struct ivring_rec *w, struct ivring *r,
 				unsigned int cpu, unsigned int flags,
 				struct ivring_page *pg);
+/*
+ * Since 1.4: take the formats that the guest appended to @r's segment
+ * since ivring__rec_open() or the last call, as ivring__rec_read() does
+ * before and after each page.  A caller that reads pages itself and
+ * passes them to ivring__rec_page() calls it after reading each batch,
+ * before passing it: a trace.dat gets the new formats at its next flush
+ * (or at close), a CTF trace at once (its metadata is replaced whole).  A
+ * CTF event recorded before its format joined stays "ivring:unknown", its
+ * type and payload bytes kept.  Returns 0, -ESTALE (@r is at another
+ * generation), or the errors of writing the metadata, -ENOMEM.
+ */
+IVRING_API int ivring__rec_formats(struct ivring_rec *w, struct ivring *r);
 IVRING_API int ivring__rec_flush(struct ivring_rec *w);
 /*
  * Complete the file(s) and free @w.  Returns 0, or -errno with the reason
