@@ -310,10 +310,7 @@ int ctf_rec_clock(struct ivring_rec *w, struct ivring *r)
 	if (ret)
 		return ivr_rec_err(w, ret, "%s: %s", w->path, ivring__errmsg(r));
 	ret = ctf_meta_clock(w, c, (s64)(host - guest));
-	if (ret)
-		return ret;
-	c->host_time = true;
-	return 1;
+	return ret ? ret : 1;
 }
 
 static void ctf_free(struct ivring_rec *w)
@@ -395,9 +392,15 @@ static int ctf_begin(struct ivring_rec *w, struct ivring *r)
 	return ctf_meta_begin(w, r, c);
 }
 
+static int ctf_formats(struct ivring_rec *w, struct ivring *r, u32 from)
+{
+	return ctf_meta_formats(w, r, w->priv, from);
+}
+
 const struct ivr_rec_ops ivr_rec_ctf_ops = {
 	.begin = ctf_begin,
 	.page = ctf_page,
+	.formats = ctf_formats,
 	.flush = ctf_flush,
 	.end = ctf_end,
 	.free = ctf_free,

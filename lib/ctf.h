@@ -41,7 +41,9 @@ struct ctf_class {
 /*
  * Records whose type has no format the reader could parse keep their
  * payload under this event id, as bytes: nothing the segment carried is
- * left out of the trace.
+ * left out of the trace.  So do records transcoded before the guest
+ * appended their format: a packet is written once, and its events are
+ * not transcoded again when a class for them comes.
  */
 #define CTF_ID_UNKNOWN	65536U
 
@@ -68,6 +70,7 @@ struct ctf {
 	size_t meta_len;
 	size_t clock_at, clock_end;	/* the clock block in it */
 	bool host_time;		/* the clock was made the host's */
+	s64 host_offset;	/* host - guest, once it was */
 };
 
 /* The packet header and context of ctf_meta.c, in bytes. */
@@ -86,6 +89,12 @@ int ctf_meta_begin(struct ivring_rec *w, struct ivring *r, struct ctf *c);
  * @offset_ns, absolute; the metadata file is replaced whole.
  */
 int ctf_meta_clock(struct ivring_rec *w, struct ctf *c, s64 offset_ns);
+/*
+ * Classes for w->fmts[@from ..], which the guest appended after open; the
+ * metadata file is replaced whole.
+ */
+int ctf_meta_formats(struct ivring_rec *w, struct ivring *r, struct ctf *c,
+		     u32 from);
 /* ivring__rec_clock() of a CTF trace (ctf.c). */
 int ctf_rec_clock(struct ivring_rec *w, struct ivring *r);
 

@@ -312,6 +312,17 @@ static int add_class(struct ivring_rec *w, struct ctf *c, FILE *f,
 	return 0;
 }
 
+/* Ids are unique in the list; a format libtraceevent refused stays unknown. */
+static int add_format(struct ivring_rec *w, struct ivring *r, struct ctf *c,
+		      FILE *f, const struct ivr_rec_fmt *fmt)
+{
+	struct tep_event *ev = ivring__event(r, fmt->id);
+
+	if (!ev || c->class_of[fmt->id] || !is_ident(ev->name))
+		return 0;
+	return add_class(w, c, f, fmt, ev);
+}
+
 /*
  * The clock: the guest's, counted from its boot, until a mapping onto the
  * host's CLOCK_REALTIME is known (ctf_meta_clock()); then absolute, with
@@ -440,7 +451,11 @@ static int write_meta(struct ivring_rec *w, const char *text, size_t len,
 	return 0;
 }
 
-int ctf_meta_clock(struct ivring_rec *w, struct ctf *c, s64 offset_ns)
+/*
+ * The metadata file again, whole, from c->meta: with the host's clock once
+ * it is known, and with every event class so far.
+ */
+static int rewrite(struct ivring_rec *w, struct ctf *c)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -451,7 +466,8 @@ int ctf_meta_clock(struct ivring_rec *w, struct ctf *c, s64 offset_ns)
 	if (!f)
 		return ivr_rec_err(w, -ENOMEM, "out of memory for CTF metadata");
 	fwrite(c->meta, 1, c->clock_at, f);
-	put_clock(f, w, c->clock_uuid, clock_ident(w), true, offset_ns);
+	put_clock(f, w, c->clock_uuid, clock_ident(w), c->host_time,
+		  c->host_offset);
 	fwrite(c->meta + c->clock_end, 1, c->meta_len - c->clock_end, f);
 	if (fclose(f)) {
 		free(text);
@@ -459,6 +475,60 @@ int ctf_meta_clock(struct ivring_rec *w, struct ctf *c, s64 offset_ns)
 	}
 	ret = write_meta(w, text, len, true);
 	free(text);
+	return ret;
+}
+
+int ctf_meta_clock(struct ivring_rec *w, struct ctf *c, s64 offset_ns)
+{
+	int ret;
+
+	c->host_time = true;
+	c->host_offset = offset_ns;
+	ret = rewrite(w, c);
+	if (ret)
+		c->host_time = false;
+	return ret;
+}
+
+/*
+ * Classes for the formats the guest appended, w->fmts[@from ..], at the
+ * end of the metadata, which is replaced at once: the packets that carry
+ * their events are written later, so a reader of the live trace never
+ * meets an id that its metadata lacks.  Events transcoded before stay
+ * ivring:unknown (ctf.c).
+ */
+int ctf_meta_formats(struct ivring_rec *w, struct ivring *r, struct ctf *c,
+		     u32 from)
+{
+	struct ctf_class *cl;
+	char *text = NULL, *meta;
+	size_t len = 0;
+	u32 i, had = c->nr_classes;
+	FILE *f;
+	int ret = 0;
+
+	cl = realloc(c->classes, w->nr_fmts * sizeof(*cl));
+	if (!cl)
+		return ivr_rec_err(w, -ENOMEM, "out of memory for CTF metadata");
+	c->classes = cl;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return ivr_rec_err(w, -ENOMEM, "out of memory for CTF metadata");
+	for (i = from; i < w->nr_fmts && !ret; i++)
+		ret = add_format(w, r, c, f, &w->fmts[i]);
+	if (fclose(f) && !ret)
+		ret = ivr_rec_err(w, -ENOMEM, "out of memory for CTF metadata");
+	meta = ret ? NULL : realloc(c->meta, c->meta_len + len + 1);
+	if (!ret && !meta)
+		ret = ivr_rec_err(w, -ENOMEM, "out of memory for CTF metadata");
+	if (!ret) {
+		memcpy(meta + c->meta_len, text, len);
+		c->meta = meta;
+		c->meta_len += len;
+	}
+	free(text);
+	if (!ret && c->nr_classes != had)
+		ret = rewrite(w, c);
 	return ret;
 }
 
@@ -489,13 +559,8 @@ int ctf_meta_begin(struct ivring_rec *w, struct ivring *r, struct ctf *c)
 	fflush(f);
 	c->clock_end = len;
 	put_streams(f, clock_ident(w));
-	for (i = 0; i < w->nr_fmts && !ret; i++) {
-		struct tep_event *ev = ivring__event(r, w->fmts[i].id);
-
-		/* Ids are unique in the list; a format libtraceevent refused stays unknown. */
-		if (ev && !c->class_of[w->fmts[i].id] && is_ident(ev->name))
-			ret = add_class(w, c, f, &w->fmts[i], ev);
-	}
+	for (i = 0; i < w->nr_fmts && !ret; i++)
+		ret = add_format(w, r, c, f, &w->fmts[i]);
 	if (fclose(f) && !ret)
 		ret = ivr_rec_err(w, -ENOMEM, "out of memory for CTF metadata");
 	if (!ret)

@@ -9,6 +9,20 @@
  * something first decodes (formats.c), so a reader that never decodes
  * never parses.
  *
+ * The guest may append records at any time (the generic lane does when an
+ * event is first enabled).  ivr_formats_refresh() takes the records after
+ * those already taken, with the same checks, and never looks at a taken
+ * one again.  Its callers come only on a miss, an event whose type has no
+ * format, and it costs one load unless nr_events grew past what was taken.
+ * There is no rate limit: one would leave an honest guest's new event
+ * unknown for a while.  The work is bounded instead: every framing takes
+ * at least one new record, records are taken at most IVRING_FORMATS_MAX
+ * times and from at most format_size bytes, each at most once, and the
+ * listed texts' tokens stay under TOKENS_MAX however they arrive; a chain
+ * that breaks closes the area for the generation.  A guest that changes
+ * nr_events back and forth, or sends ids that have no format, costs a
+ * load per such event.
+ *
  * The guest wrote the area, so it is hostile (DESIGN.md, invariant 4):
  * every piece is copied out of the segment before it is looked at, every
  * length is checked before it is used, and what is kept grows with what
@@ -73,6 +87,27 @@ static int str_room(struct ivr_formats *fs, u32 need)
 	return 0;
 }
 
+/*
+ * Before a later framing: the strings listed so far go into a block of
+ * their own, which never moves again, and the new ones into a new block.
+ */
+static int str_retire(struct ivr_formats *fs)
+{
+	char **p;
+
+	if (!fs->str_len)
+		return 0;
+	p = realloc(fs->blocks, (fs->nr_blocks + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	fs->blocks = p;
+	fs->blocks[fs->nr_blocks++] = fs->str;
+	fs->str = NULL;
+	fs->str_len = 0;
+	fs->str_cap = 0;
+	return 0;
+}
+
 static int list_add(struct ivr_formats *fs, const struct ivr_format *f)
 {
 	struct ivr_format *p;
@@ -97,7 +132,8 @@ static int list_add(struct ivr_formats *fs, const struct ivr_format *f)
 static int take(struct ivr_formats *fs, const u8 *rec,
 		const struct ivring_format *h)
 {
-	struct ivr_format f = { .id = h->id, .len = h->text_len };
+	struct ivr_format f = { .id = h->id, .len = h->text_len,
+				.blk = fs->nr_blocks };
 	char why[sizeof(fs->why)];
 	char *sys, *text;
 	u32 i, tokens;
@@ -157,6 +193,57 @@ static int take(struct ivr_formats *fs, const u8 *rec,
 	return list_add(fs, &f);
 }
 
+/*
+ * Take records fs->taken to @nr - 1 of the area at @area, whose first
+ * @used bytes the guest says hold records.  A broken chain closes the
+ * area: nothing after it can be found, now or later.  0 or -ENOMEM.
+ */
+static int frame_more(struct ivr_formats *fs, const u8 *area, u32 nr, u32 used)
+{
+	u32 off = fs->area_off, i;
+
+	fs->records = nr;
+	for (i = fs->taken; i < nr; i++) {
+		struct ivring_format h;
+
+		if (i == IVRING_FORMATS_MAX) {
+			ivr_formats_skip(fs, nr - i, -1, "is past the first %d records",
+					 IVRING_FORMATS_MAX);
+			fs->closed = true;
+			break;
+		}
+		if (off > used || used - off < sizeof(h)) {
+			ivr_formats_skip(fs, nr - i, -1,
+					 "is missing: the records end after %u of the %u the area claims",
+					 i, nr);
+			fs->closed = true;
+			break;
+		}
+		memcpy(&h, area + off, sizeof(h));
+		if (h.rec_size % 8 ||
+		    h.rec_size < sizeof(h) + (u64)h.sys_len + h.text_len ||
+		    h.rec_size > used - off) {
+			/* The chain is broken: nothing after this can be found. */
+			ivr_formats_skip(fs, nr - i, -1,
+					 "has a record size of %u at byte %u of the area, out of bounds",
+					 h.rec_size, off);
+			fs->closed = true;
+			break;
+		}
+		off += h.rec_size;
+		fs->taken = i + 1;
+		fs->area_off = off;
+		if (fs->seen[h.id / 8] & (1U << (h.id % 8))) {
+			ivr_formats_skip(fs, 1, h.id, "repeats the id of an earlier record");
+			continue;
+		}
+		fs->seen[h.id / 8] |= 1U << (h.id % 8);
+		if (take(fs, area + off - h.rec_size, &h))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /**
  * ivr_formats_frame() - list the format texts of the segment's format area
  * @r:	handle whose header (r->hdr) is validated: the area lies inside the
@@ -172,11 +259,8 @@ int ivr_formats_frame(struct ivring *r)
 {
 	const struct ivring_format_area *live =
 		(const void *)(r->map + r->hdr.format_offset);
-	const u8 *area = (const u8 *)(live + 1);
 	u64 cap = r->hdr.format_size - sizeof(*live);
-	struct ivr_formats *fs = &r->fmts;
-	u8 seen[65536 / 8] = { 0 };
-	u32 nr, used, off = 0, i;
+	u32 nr, used;
 
 	ivr_formats_unframe(r);
 	/* Paired with the writer's store-release of nr_events. */
@@ -186,52 +270,108 @@ int ivr_formats_frame(struct ivring *r)
 		return ivr_err(r, -EINVAL,
 			       "%s: format area claims %u bytes of records, it has room for %llu",
 			       r->path, used, (unsigned long long)cap);
-	fs->records = nr;
-
-	for (i = 0; i < nr; i++) {
-		struct ivring_format h;
-
-		if (i == IVRING_FORMATS_MAX) {
-			ivr_formats_skip(fs, nr - i, -1, "is past the first %d records",
-					 IVRING_FORMATS_MAX);
-			break;
-		}
-		if (used - off < sizeof(h)) {
-			ivr_formats_skip(fs, nr - i, -1,
-					 "is missing: the records end after %u of the %u the area claims",
-					 i, nr);
-			break;
-		}
-		memcpy(&h, area + off, sizeof(h));
-		if (h.rec_size % 8 ||
-		    h.rec_size < sizeof(h) + (u64)h.sys_len + h.text_len ||
-		    h.rec_size > used - off) {
-			/* The chain is broken: nothing after this can be found. */
-			ivr_formats_skip(fs, nr - i, -1,
-					 "has a record size of %u at byte %u of the area, out of bounds",
-					 h.rec_size, off);
-			break;
-		}
-		off += h.rec_size;
-		if (seen[h.id / 8] & (1U << (h.id % 8))) {
-			ivr_formats_skip(fs, 1, h.id, "repeats the id of an earlier record");
-			continue;
-		}
-		seen[h.id / 8] |= 1U << (h.id % 8);
-		if (take(fs, area + off - h.rec_size, &h))
-			return ivr_err(r, -ENOMEM, "%s: no memory for %u event formats",
-				       r->path, nr);
-	}
+	if (frame_more(&r->fmts, (const u8 *)(live + 1), nr, used))
+		return ivr_err(r, -ENOMEM, "%s: no memory for %u event formats",
+			       r->path, nr);
 	return 0;
+}
+
+static int refresh(struct ivring *r, void *arg)
+{
+	const struct ivring_format_area *live =
+		(const void *)(r->map + r->hdr.format_offset);
+	const struct ivring_header *hdr = (const void *)r->map;
+	u64 cap = r->hdr.format_size - sizeof(*live);
+	struct ivr_formats *fs = &r->fmts;
+	u32 nr, used, listed = fs->nr;
+	int ret;
+
+	/* Paired with the writer's store-release of nr_events. */
+	nr = __atomic_load_n(&live->nr_events, __ATOMIC_ACQUIRE);
+	/* Fewer than were taken is a guest's lie, and nothing to take. */
+	if (nr <= fs->taken)
+		return 0;
+	/* A re-format rewrites the area: its records are the next generation's. */
+	if (__atomic_load_n(&hdr->magic, __ATOMIC_RELAXED) != IVRING_MAGIC ||
+	    __atomic_load_n(&hdr->generation, __ATOMIC_RELAXED) != r->hdr.generation)
+		return 0;
+	used = __atomic_load_n(&live->used, __ATOMIC_RELAXED);
+	fs->refreshes++;
+	if (used > cap) {
+		fs->records = nr;
+		ivr_formats_skip(fs, nr - fs->taken, -1,
+				 "is past the area: it claims %u bytes of records, it has room for %llu",
+				 used, (unsigned long long)cap);
+		fs->closed = true;
+		return 0;
+	}
+	ret = str_retire(fs);
+	if (!ret)
+		ret = frame_more(fs, (const u8 *)(live + 1), nr, used);
+	/*
+	 * The new block holds only its strings, as nothing points into it
+	 * yet: a guest that appends one small record at a time must not cost
+	 * a 4 KiB block each.
+	 */
+	if (fs->str && fs->str_len < fs->str_cap) {
+		char *p = realloc(fs->str, fs->str_len ? fs->str_len : 1);
+
+		if (p) {
+			fs->str = p;
+			fs->str_cap = fs->str_len ? fs->str_len : 1;
+		}
+	}
+	/*
+	 * Paired with the smp_wmb()s in ivring_format() before it rewrites
+	 * anything, as in load_page(): if the generation held, every record
+	 * taken was this generation's.  If not, forget them; the handle
+	 * moves to the new generation at its next read anyway.
+	 */
+	ivr_rmb();
+	if (__atomic_load_n(&hdr->magic, __ATOMIC_RELAXED) != IVRING_MAGIC ||
+	    __atomic_load_n(&hdr->generation, __ATOMIC_RELAXED) != r->hdr.generation) {
+		fs->nr = listed;
+		fs->closed = true;
+		return 0;
+	}
+	if (ret) {
+		/* What was taken stays; the rest of the area is not read again. */
+		fs->closed = true;
+		return ivr_err(r, -ENOMEM, "%s: no memory for %u event formats",
+			       r->path, nr);
+	}
+	return fs->nr > listed;
+}
+
+/**
+ * ivr_formats_refresh() - take the format records appended since
+ * @r:	handle
+ *
+ * Costs one load of the segment when nothing was appended.  Listed texts
+ * are never moved or changed: only new ones are added, after the others.
+ *
+ * Return: 1 when a text was listed (ivr_formats_parse() parses it), 0 when
+ * none was, -errno when the handle died (the segment file shrank) or had
+ * no memory: what was listed before stays.
+ */
+int ivr_formats_refresh(struct ivring *r)
+{
+	if (!r->attached || r->fmts.closed || r->gone)
+		return 0;
+	return ivr_guarded(r, refresh, NULL);
 }
 
 void ivr_formats_unframe(struct ivring *r)
 {
 	struct ivr_formats *fs = &r->fmts;
+	u32 i;
 
 	ivr_formats_free(r);
 	free(fs->list);
 	free(fs->str);
+	for (i = 0; i < fs->nr_blocks; i++)
+		free(fs->blocks[i]);
+	free(fs->blocks);
 	memset(fs, 0, sizeof(*fs));
 	fs->first_id = -1;
 }
@@ -259,8 +399,8 @@ int ivring__format(struct ivring *r, unsigned int idx,
 		return -ENOENT;
 	f = &r->fmts.list[idx];
 	i.id = f->id;
-	i.system = r->fmts.str + f->sys;
-	i.text = r->fmts.str + f->text;
+	i.system = ivr_fmt_str(&r->fmts, f, f->sys);
+	i.text = ivr_fmt_str(&r->fmts, f, f->text);
 	i.text_len = f->len;
 	i.flags = f->flags;
 	copy_out(fi, &i, sizeof(i));
@@ -280,6 +420,7 @@ int ivring__format_stats(struct ivring *r, struct ivring_format_stats *st)
 	s.parsed = r->fmts.parsed;
 	s.first_id = r->fmts.why[0] ? r->fmts.first_id : -1;
 	s.first_reason = r->fmts.why[0] ? r->fmts.why : NULL;
+	s.refreshes = r->fmts.refreshes;
 	copy_out(st, &s, sizeof(s));
 	return 0;
 }

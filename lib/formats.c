@@ -346,6 +346,21 @@ static u32 *parse_order(const struct ivr_formats *fs)
 	return order;
 }
 
+/* Mark @ev to print raw if its print fmt is not provably safe. */
+static void mark_raw(struct ivr_format *f, struct tep_event *ev)
+{
+	if (args_safe(ev, ev->print_fmt.args, 0) &&
+	    format_safe(ev->print_fmt.format))
+		return;
+	/*
+	 * PRINTRAW alone is not raw: 1.7 prints a field that a conversion
+	 * takes through that conversion, with its width and its "*" length
+	 * evaluated.  FAILED makes print_field() skip the print fmt for good.
+	 */
+	ev->flags |= TEP_EVENT_FL_PRINTRAW | TEP_EVENT_FL_FAILED;
+	f->flags |= IVRING_FORMAT_RAW;
+}
+
 /*
  * Parse the listed texts in @order that are not refused yet into @tep, and
  * refuse those that libtraceevent or check_event() refuses.  Returns how
@@ -367,8 +382,8 @@ static int parse_pass(struct ivr_formats *fs, const u32 *order,
 
 		if (f->flags & IVRING_FORMAT_REFUSED)
 			continue;
-		ret = ivr_tep_parse(tep, &ev, fs->str + f->text, f->len,
-				    fs->str + f->sys);
+		ret = ivr_tep_parse(tep, &ev, ivr_fmt_str(fs, f, f->text),
+				    f->len, ivr_fmt_str(fs, f, f->sys));
 		if (ret < 0)
 			break;
 		why = ret ? "was not understood by libtraceevent" :
@@ -384,24 +399,117 @@ static int parse_pass(struct ivr_formats *fs, const u32 *order,
 			continue;
 		}
 		f->flags = IVRING_FORMAT_PARSED;
-		if (!args_safe(ev, ev->print_fmt.args, 0) ||
-		    !format_safe(ev->print_fmt.format)) {
-			/*
-			 * PRINTRAW alone is not raw: 1.7 prints a field that
-			 * a conversion takes through that conversion, with
-			 * its width and its "*" length evaluated.  FAILED
-			 * makes print_field() skip the print fmt for good.
-			 */
-			ev->flags |= TEP_EVENT_FL_PRINTRAW | TEP_EVENT_FL_FAILED;
-			f->flags |= IVRING_FORMAT_RAW;
-		}
+		mark_raw(f, ev);
 	}
 	ivr_tep_parse_end();
 	return ret < 0 ? ret : refused;
 }
 
+/*
+ * Why libtraceevent or check_event() refuses @f, parsed into a handle of
+ * its own and freed; NULL when it takes it.  1 when there was no memory.
+ * Call between ivr_tep_parse_begin() and ivr_tep_parse_end().
+ */
+static const char *trial(struct ivring *r, const struct ivr_format *f,
+			 int *err)
+{
+	struct tep_handle *tep = new_tep(r);
+	const struct ivr_formats *fs = &r->fmts;
+	const char *why;
+	struct tep_event *ev;
+	int ret;
+
+	*err = 0;
+	if (!tep) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	ret = ivr_tep_parse(tep, &ev, ivr_fmt_str(fs, f, f->text), f->len,
+			    ivr_fmt_str(fs, f, f->sys));
+	if (ret < 0)
+		*err = ret;
+	why = ret ? "was not understood by libtraceevent" :
+		    check_event(ev, f->id);
+	tep_free(tep);
+	return why;
+}
+
+/*
+ * The texts listed since r->tep was made (appended by the guest after
+ * attach) join it, and nothing already in it changes: every tep_event a
+ * caller holds stays valid.  libtraceevent cannot take an event back, so
+ * each text is first parsed into a handle of its own; only one that
+ * passes there joins r->tep.  A refused text costs its own parse, never a
+ * parse of all the others again.
+ */
+static int parse_new(struct ivring *r)
+{
+	struct ivr_formats *fs = &r->fmts;
+	u32 i, skipped = 0, first = UINT32_MAX;
+	const char *first_why = NULL;
+	int ret;
+
+	ret = ivr_tep_parse_begin();
+	if (ret)
+		return ret;
+	for (i = fs->nr_parsed; i < fs->nr; i++) {
+		struct ivr_format *f = &fs->list[i];
+		struct tep_event *ev;
+		const char *why;
+
+		why = trial(r, f, &ret);
+		if (ret < 0)
+			break;
+		if (!why) {
+			ret = ivr_tep_parse(r->tep, &ev,
+					    ivr_fmt_str(fs, f, f->text), f->len,
+					    ivr_fmt_str(fs, f, f->sys));
+			why = ret ? "was not understood by libtraceevent" :
+				    check_event(ev, f->id);
+			/*
+			 * Parsing is deterministic (tep_parse.c), so this
+			 * only happens when the parser could not be left
+			 * clean (-ENOMEM); the event may be in r->tep then,
+			 * and stays there, hidden by ivring__event().
+			 */
+			if (why)
+				fs->hidden[f->id / 8] |= 1U << (f->id % 8);
+		}
+		if (ret < 0) {
+			f->flags = IVRING_FORMAT_REFUSED;
+			if (first == UINT32_MAX) {
+				first = i;
+				first_why = "could not be parsed for want of memory";
+			}
+			skipped++;
+			i++;
+			break;
+		}
+		if (why) {
+			f->flags = IVRING_FORMAT_REFUSED;
+			skipped++;
+			if (first == UINT32_MAX) {
+				first = i;
+				first_why = why;
+			}
+			continue;
+		}
+		f->flags = IVRING_FORMAT_PARSED;
+		mark_raw(f, ev);
+		fs->raw += !!(f->flags & IVRING_FORMAT_RAW);
+	}
+	ivr_tep_parse_end();
+	fs->nr_parsed = i;
+	if (skipped)
+		ivr_formats_skip(fs, skipped, fs->list[first].id, "%s", first_why);
+	if (ret < 0)
+		return ivr_err(r, -ENOMEM, "%s: no memory to parse %u event formats",
+			       r->path, fs->nr - i);
+	return 0;
+}
+
 /**
- * ivr_formats_parse() - parse the listed format texts into r->tep, once
+ * ivr_formats_parse() - parse the listed format texts into r->tep
  * @r:	attached handle
  *
  * Texts that libtraceevent or the checks above refuse are counted as
@@ -412,10 +520,11 @@ static int parse_pass(struct ivr_formats *fs, const u32 *order,
  * remove one; so when a pass refuses some, the handle is dropped and the
  * others are parsed again into a new one.  The grammar leaves few to
  * refuse, and every parse starts from the same clean state (tep_parse.c),
- * so the next pass refuses none.
+ * so the next pass refuses none.  Texts listed once r->tep exists join it
+ * (parse_new()).
  *
- * Return: 0 (also when it was done before), or -ENOMEM: then nothing is
- * parsed and the next call tries again.
+ * Return: 0 (also when it was done before), or -ENOMEM: then nothing more
+ * is parsed and the next call tries again.
  */
 int ivr_formats_parse(struct ivring *r)
 {
@@ -425,7 +534,7 @@ int ivr_formats_parse(struct ivring *r)
 	int refused, skipped = 0;
 
 	if (fs->parsed)
-		return 0;
+		return fs->nr_parsed == fs->nr ? 0 : parse_new(r);
 	order = parse_order(fs);
 	if (!order)
 		goto nomem;
@@ -446,6 +555,7 @@ int ivr_formats_parse(struct ivring *r)
 		ivr_formats_skip(fs, skipped, fs->list[first].id, "%s", first_why);
 	fs->raw = raw;
 	fs->parsed = true;
+	fs->nr_parsed = fs->nr;
 	return 0;
 nomem:
 	free(order);
@@ -462,6 +572,8 @@ void ivr_formats_free(struct ivring *r)
 		tep_free(r->tep);
 	r->tep = NULL;
 	r->fmts.parsed = false;
+	r->fmts.nr_parsed = 0;
 	r->fmts.raw = 0;
+	memset(r->fmts.hidden, 0, sizeof(r->fmts.hidden));
 	r->nr_comms = 0;
 }

@@ -80,26 +80,53 @@ struct ivr_format {
 	u16 id;
 	u16 flags;		/* IVRING_FORMAT_*, once parsed */
 	u32 len;		/* bytes of the text, without its NUL */
-	u32 sys;		/* offsets in ivr_formats.str, NUL-terminated */
+	u32 blk;		/* its string block: see ivr_fmt_str() */
+	u32 sys;		/* offsets in that block, NUL-terminated */
 	u32 text;
 };
 
-/* This generation's format texts (format_area.c), copied at attach. */
+/*
+ * This generation's format texts (format_area.c): copied at attach, and
+ * the records the guest appends later, taken as they are seen
+ * (ivr_formats_refresh()).  Taken records are never read again: what
+ * was listed stays as it was, whatever the guest writes over it.
+ */
 struct ivr_formats {
 	struct ivr_format *list;
 	u32 nr;			/* listed */
 	u32 cap;
-	char *str;		/* the system names and texts */
+	/*
+	 * The system names and texts of the records taken by the framing
+	 * under way, or by the last one; each earlier framing's are a block
+	 * of their own, never moved again, so that what ivring__format()
+	 * returned stays valid for the generation.
+	 */
+	char *str;
 	u32 str_len;
 	u32 str_cap;
-	u32 records;		/* nr_events, as the guest published it */
+	char **blocks;
+	u32 nr_blocks;
+	u32 records;		/* nr_events, as the guest published it last */
+	u32 taken;		/* records framed (listed or skipped) */
+	u32 area_off;		/* where the record after them starts */
+	bool closed;		/* the chain broke: take nothing more */
+	u32 refreshes;		/* framings after the one at attach */
 	u32 tokens;		/* of the listed texts (format_grammar.c) */
 	u32 skipped;		/* not listed, or refused when parsed */
 	u32 raw;		/* parsed, print fmt not provably safe */
 	bool parsed;		/* r->tep holds the listed texts (formats.c) */
+	u32 nr_parsed;		/* list[0 .. nr_parsed) are in r->tep */
 	int first_id;		/* of the first record skipped, -1: unknown */
 	char why[160];		/* why that one was, "" when none was */
+	u8 seen[65536 / 8];	/* ids taken, listed or not */
+	u8 hidden[65536 / 8];	/* ids in r->tep that ivring__event() hides */
 };
+
+static inline const char *ivr_fmt_str(const struct ivr_formats *fs,
+				      const struct ivr_format *f, u32 off)
+{
+	return (f->blk < fs->nr_blocks ? fs->blocks[f->blk] : fs->str) + off;
+}
 
 /* One clock sample (clock_sync.c): guest time guest was host time host. */
 struct ivr_sync_sample {
@@ -233,6 +260,11 @@ void ivr_heartbeat(struct ivring *r);
 
 /* Format area -> r->fmts (format_area.c).  Hostile input: copied first. */
 int ivr_formats_frame(struct ivring *r);
+/*
+ * Records appended since: > 0 when some were listed (parse them), 0 when
+ * none, -errno when the handle died reading them.
+ */
+int ivr_formats_refresh(struct ivring *r);
 void ivr_formats_unframe(struct ivring *r);
 void ivr_formats_skip(struct ivr_formats *fs, u32 n, int id,
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -267,14 +267,29 @@ IVRING_API int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
  * skipped and their events render as unknown.  libtraceevent parses the
  * listed texts at the first call below that needs them, never in
  * ivring__next(): a reader that never decodes never parses.
+ *
+ * The guest may append formats while it runs (an event enabled after the
+ * reader attached).  ivring__event() and ivring__snprint() look for them
+ * when they meet a type that has no format, ivring__match_events() at
+ * every call; ivring__format_stats() counts the looks that found records.
+ * What they find is checked as above and added: the tep_handle, every
+ * tep_event and every string returned before stay valid and unchanged
+ * until close or a generation change, and ivring__format()'s indexes
+ * keep their texts (new ones come after them).  A caller that keeps a
+ * table of ids, such as a filter built with ivring__match_events(), builds
+ * it again when ivring_format_stats.listed grows.
  */
 /* The parsed formats; NULL when there was no memory to parse them. */
 IVRING_API struct tep_handle *ivring__tep(struct ivring *r);
-/* The event with this common_type, or NULL. */
+/*
+ * The event with this common_type, or NULL; looks for formats appended
+ * since, when there is none.
+ */
 IVRING_API struct tep_event *ivring__event(struct ivring *r, uint16_t type);
 /*
- * Event ids matching "sys:name", "sys:*", "name" or "*"; returns the count,
- * or -ENOMEM when there was no memory to parse the formats.
+ * Event ids matching "sys:name", "sys:*", "name" or "*", formats appended
+ * since included; returns the count, or -ENOMEM when there was no memory
+ * to parse the formats.
  */
 IVRING_API int ivring__match_events(struct ivring *r, const char *pattern,
 				    uint16_t *ids, size_t max);
@@ -312,7 +327,7 @@ IVRING_API int ivring__format(struct ivring *r, unsigned int idx,
 
 struct ivring_format_stats {
 	size_t sz;		/* sizeof(struct ivring_format_stats) */
-	uint32_t records;	/* format records the guest published */
+	uint32_t records;	/* format records the guest published, as last seen */
 	uint32_t listed;	/* texts ivring__format() lists */
 	uint32_t skipped;	/* records not listed, or refused when parsed */
 	uint32_t raw;		/* parsed, printed raw */
@@ -323,6 +338,11 @@ struct ivring_format_stats {
 	 * NULL when none was; valid until close or a generation change.
 	 */
 	const char *first_reason;
+	/*
+	 * Since 1.4: looks that found records appended after the reader
+	 * attached (one per batch, not per record).
+	 */
+	uint32_t refreshes;
 };
 /* Counts of this generation's format records.  Fills at most @st->sz bytes. */
 IVRING_API int ivring__format_stats(struct ivring *r,
@@ -426,7 +446,9 @@ IVRING_API int ivring__clock_info(struct ivring *r,
  * A recording takes what it needs from @r inside ivring__rec_open(): the
  * format texts, the clock and the layout of this generation.  Its pages
  * must come from that generation; at a new one (-ESTALE), close it and
- * open another file.  A recording is not thread-safe.
+ * open another file.  Formats that the guest appends later join the
+ * recording as ivring__rec_read() meets them, or at ivring__rec_formats().
+ * A recording is not thread-safe.
  */
 struct ivring_rec;
 
@@ -493,6 +515,18 @@ IVRING_API int ivring__rec_page(struct ivring_rec *w, unsigned int cpu,
 IVRING_API int ivring__rec_read(struct ivring_rec *w, struct ivring *r,
 				unsigned int cpu, unsigned int flags,
 				struct ivring_page *pg);
+/*
+ * Since 1.4: take the formats that the guest appended to @r's segment
+ * since ivring__rec_open() or the last call, as ivring__rec_read() does
+ * before and after each page.  A caller that reads pages itself and
+ * passes them to ivring__rec_page() calls it after reading each batch,
+ * before passing it: a trace.dat gets the new formats at its next flush
+ * (or at close), a CTF trace at once (its metadata is replaced whole).  A
+ * CTF event recorded before its format joined stays "ivring:unknown", its
+ * type and payload bytes kept.  Returns 0, -ESTALE (@r is at another
+ * generation), or the errors of writing the metadata, -ENOMEM.
+ */
+IVRING_API int ivring__rec_formats(struct ivring_rec *w, struct ivring *r);
 IVRING_API int ivring__rec_flush(struct ivring_rec *w);
 /*
  * Complete the file(s) and free @w.  Returns 0, or -errno with the reason

@@ -4,7 +4,8 @@
  * Recordings: the part that does not depend on the file format.  At open it
  * copies what the format writers need from the segment (the layout, the
  * clock, the format texts that passed their checks), so that a recording
- * outlives its reader's generation; then it counts what goes through.
+ * outlives its reader's generation; then it counts what goes through, and
+ * copies the formats that the guest appends as it reads.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -62,42 +63,121 @@ int ivr_pwrite_all(int fd, const void *buf, size_t len, u64 off)
 	return write_at(fd, buf, len, off);
 }
 
-/* Formats that libtraceevent refused are left out: their events are unknown. */
+/*
+ * The formats @r listed since the last call (all of them at open) join
+ * the recording; formats that libtraceevent refused are left out: their
+ * events are unknown.  Each call's strings are one block, never moved:
+ * w->fmts points into them.  Returns the formats added, or -ENOMEM.
+ */
 static int copy_formats(struct ivring_rec *w, struct ivring *r)
 {
 	struct ivring_format_info fi = { .sz = sizeof(fi) };
 	size_t str_len = 0, pos = 0;
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, from = w->src_listed;
+	struct ivr_rec_fmt *fmts;
+	char **blocks, *str;
 
 	if (!ivring__tep(r))
 		return ivr_err(r, -ENOMEM, "out of memory parsing the formats");
-	for (i = 0; !ivring__format(r, i, &fi); i++) {
+	for (i = from; !ivring__format(r, i, &fi); i++) {
 		if (fi.flags & IVRING_FORMAT_REFUSED)
 			continue;
 		str_len += strlen(fi.system) + 1 + fi.text_len + 1;
 		n++;
 	}
-	w->fmts = calloc(n ? n : 1, sizeof(*w->fmts));
-	w->str = malloc(str_len ? str_len : 1);
-	if (!w->fmts || !w->str)
+	if (!n) {
+		w->src_listed = i;
+		if (!w->fmts)
+			w->fmts = calloc(1, sizeof(*w->fmts));
+		return w->fmts ? 0 :
+		       ivr_err(r, -ENOMEM, "out of memory copying the formats");
+	}
+	fmts = realloc(w->fmts, (w->nr_fmts + n) * sizeof(*fmts));
+	if (fmts)
+		w->fmts = fmts;
+	blocks = realloc(w->blocks, (w->nr_blocks + 1) * sizeof(*blocks));
+	if (blocks)
+		w->blocks = blocks;
+	str = malloc(str_len);
+	if (!fmts || !blocks || !str) {
+		free(str);
 		return ivr_err(r, -ENOMEM, "out of memory copying the formats");
-	for (i = 0; !ivring__format(r, i, &fi); i++) {
+	}
+	w->blocks[w->nr_blocks++] = str;
+	for (i = from; !ivring__format(r, i, &fi); i++) {
 		struct ivr_rec_fmt *f = &w->fmts[w->nr_fmts];
 		size_t sl = strlen(fi.system) + 1;
 
 		if (fi.flags & IVRING_FORMAT_REFUSED)
 			continue;
 		f->id = fi.id;
-		f->system = memcpy(w->str + pos, fi.system, sl);
+		f->system = memcpy(str + pos, fi.system, sl);
 		pos += sl;
-		f->text = memcpy(w->str + pos, fi.text, fi.text_len);
-		w->str[pos + fi.text_len] = '\0';
+		f->text = memcpy(str + pos, fi.text, fi.text_len);
+		str[pos + fi.text_len] = '\0';
 		f->len = fi.text_len;
 		f->flags = fi.flags;
 		pos += fi.text_len + 1;
 		w->nr_fmts++;
 	}
-	return 0;
+	w->src_listed = i;
+	return n;
+}
+
+/* -ESTALE, with the reason, when @r has moved past the recording's generation. */
+static int same_generation(struct ivring_rec *w, struct ivring *r)
+{
+	if (r->hdr.generation == w->info.generation)
+		return 0;
+	return ivr_rec_err(w, -ESTALE,
+			   "the segment is at generation %#llx, the recording at %#llx",
+			   (unsigned long long)r->hdr.generation,
+			   (unsigned long long)w->info.generation);
+}
+
+/*
+ * Formats the guest appended to @r's segment since the recording took
+ * them: each is copied, and the writer told (ops->formats), before a page
+ * with its events goes to the writer.  Costs a load of the segment when
+ * nothing was appended (format_area.c).  0 or -errno, with the reason.
+ */
+static int take_new_formats(struct ivring_rec *w, struct ivring *r)
+{
+	u32 from = w->nr_fmts;
+	int ret;
+
+	if (r->hdr.generation != w->info.generation)
+		return 0;
+	ret = ivr_formats_refresh(r);
+	if (ret < 0 && r->gone)
+		return ivr_rec_err(w, ret, "%s", ivring__errmsg(r));
+	if (r->fmts.nr == w->src_listed)
+		return 0;
+	ret = copy_formats(w, r);
+	if (ret < 0)
+		return ivr_rec_err(w, ret, "%s", ivring__errmsg(r));
+	if (!ret)
+		return 0;
+	w->fmts_gen++;
+	return w->ops->formats ? w->ops->formats(w, r, from) : 0;
+}
+
+int ivring__rec_formats(struct ivring_rec *w, struct ivring *r)
+{
+	int ret;
+
+	if (!w || !r)
+		return -EINVAL;
+	if (w->failed)
+		return ivr_rec_err(w, -EIO, "an earlier write failed: %s",
+				   w->err);
+	ret = same_generation(w, r);
+	if (ret)
+		return ret;
+	ret = take_new_formats(w, r);
+	if (ret && !r->gone)
+		w->failed = true;
+	return ret;
 }
 
 static void rec_free(struct ivring_rec *w)
@@ -108,7 +188,9 @@ static void rec_free(struct ivring_rec *w)
 	free(w->name);
 	free(w->seg_path);
 	free(w->fmts);
-	free(w->str);
+	while (w->nr_blocks)
+		free(w->blocks[--w->nr_blocks]);
+	free(w->blocks);
 	free(w->cpus);
 	free(w->shift_time);
 	free(w->shift_off);
@@ -181,7 +263,7 @@ static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
 	if (!w->path || !w->seg_path || !w->name || !w->cpus)
 		return ivr_err(r, -ENOMEM, "out of memory for a recording");
 	ret = copy_formats(w, r);
-	if (ret)
+	if (ret < 0)
 		return ret;
 	ret = w->ops->begin(w, r);
 	if (ret)
@@ -349,15 +431,25 @@ int ivring__rec_read(struct ivring_rec *w, struct ivring *r, unsigned int cpu,
 	ret = check_page(w, cpu, NULL);
 	if (ret)
 		return ret;
-	if (r->hdr.generation != w->info.generation)
-		return ivr_rec_err(w, -ESTALE,
-				   "the segment is at generation %#llx, the recording at %#llx",
-				   (unsigned long long)r->hdr.generation,
-				   (unsigned long long)w->info.generation);
+	ret = same_generation(w, r);
+	if (ret)
+		return ret;
+	/*
+	 * Formats appended since: before the read, so that the events of the
+	 * page are seen with them (comms), and again after it, since the
+	 * guest appends a format before it writes events of it.
+	 */
+	ret = take_new_formats(w, r);
+	if (ret)
+		goto failed;
 	if (!w->ops->slot) {
 		ret = ivring__read_page(r, cpu, pg, flags);
 		if (ret <= 0)
 			goto read_failed;
+		/* A page that was read goes in, even if the reader died since. */
+		ret = take_new_formats(w, r);
+		if (ret && !r->gone)
+			goto failed;
 		ret = ivring__rec_page(w, cpu, pg);
 		return ret ? ret : 1;
 	}
@@ -368,6 +460,9 @@ int ivring__rec_read(struct ivring_rec *w, struct ivring *r, unsigned int cpu,
 			    w->ops->event ? &hook : NULL);
 	if (ret <= 0)
 		goto read_failed;
+	ret = take_new_formats(w, r);
+	if (ret && !r->gone)
+		goto failed;
 	ret = check_page(w, cpu, pg);
 	if (!ret)
 		ret = counted(w, cpu, pg, w->ops->put(w, cpu, pg));
@@ -376,6 +471,11 @@ int ivring__rec_read(struct ivring_rec *w, struct ivring *r, unsigned int cpu,
 read_failed:
 	if (ret < 0)
 		ivr_rec_err(w, ret, "%s", ivring__errmsg(r));
+	return ret;
+failed:
+	/* A reader that died is not a write that failed: close still works. */
+	if (!r->gone)
+		w->failed = true;
 	return ret;
 }
 

@@ -34,6 +34,12 @@ struct ivr_rec_ops {
 	 * the page, or in a walk of a page that the caller passed.
 	 */
 	void (*event)(struct ivring_rec *w, const struct ivring_event *ev);
+	/*
+	 * Optional: w->fmts[@from ..] were appended (the guest added formats
+	 * after open); @r may be consulted here only.  Called before any page
+	 * with their events reaches @page or @put.
+	 */
+	int (*formats)(struct ivring_rec *w, struct ivring *r, u32 from);
 	/* Write out every page taken so far. */
 	int (*flush)(struct ivring_rec *w);
 	/* Complete the file(s).  Called once, after the last page. */
@@ -45,7 +51,7 @@ struct ivr_rec_ops {
 extern const struct ivr_rec_ops ivr_rec_tracedat_ops;
 extern const struct ivr_rec_ops ivr_rec_ctf_ops;
 
-/* One format text the recording carries, copied at open. */
+/* One format text the recording carries, copied at open or appended. */
 struct ivr_rec_fmt {
 	u16 id;
 	const char *system;	/* in ivring_rec.str */
@@ -77,7 +83,10 @@ struct ivring_rec {
 	char *seg_path;
 	struct ivr_rec_fmt *fmts;	/* by id */
 	u32 nr_fmts;
-	char *str;
+	char **blocks;			/* their strings, a block per copy */
+	u32 nr_blocks;
+	u32 src_listed;			/* the reader's formats looked at */
+	u64 fmts_gen;			/* bumped when formats were appended */
 	struct ivr_rec_cpu *cpus;	/* info.nr_cpus */
 	u64 meta_bytes;			/* written besides the CPU data */
 	/* Host time (ivring__rec_clock()): guest time and host - guest. */

@@ -27,9 +27,28 @@ struct tep_handle *ivring__tep(struct ivring *r)
 	return r && !ivr_formats_parse(r) ? r->tep : NULL;
 }
 
+/* An event that r->tep holds but that failed its checks (formats.c). */
+static bool hidden(const struct ivring *r, int id)
+{
+	return id < 0 || id > 0xffff ||
+	       (r->fmts.hidden[id / 8] & (1U << (id % 8)));
+}
+
+/*
+ * A type with no format may be one whose format the guest appended after
+ * we framed the area: look, then.  Only on a miss, and the look costs a
+ * load unless the area grew (format_area.c bounds what growth costs).
+ */
 struct tep_event *ivring__event(struct ivring *r, uint16_t type)
 {
-	return ivring__tep(r) ? tep_find_event(r->tep, type) : NULL;
+	struct tep_event *ev;
+
+	if (!ivring__tep(r))
+		return NULL;
+	ev = tep_find_event(r->tep, type);
+	if (!ev && ivr_formats_refresh(r) > 0 && !ivr_formats_parse(r))
+		ev = tep_find_event(r->tep, type);
+	return ev && !hidden(r, type) ? ev : NULL;
 }
 
 static bool name_match(const char *pat, size_t len, const char *name)
@@ -50,6 +69,11 @@ int ivring__match_events(struct ivring *r, const char *pattern, uint16_t *ids,
 
 	if (!r || !pattern || (!ids && max))
 		return -EINVAL;
+	/*
+	 * Names, not types: a format appended since may have the one asked
+	 * for.  If the look fails, what was listed before is matched.
+	 */
+	ivr_formats_refresh(r);
 	if (!ivring__tep(r))
 		return -ENOMEM;
 	colon = strchr(pattern, ':');
@@ -58,7 +82,7 @@ int ivring__match_events(struct ivring *r, const char *pattern, uint16_t *ids,
 		struct tep_event *ev = tep_get_event(r->tep, i);
 		bool hit;
 
-		if (!ev)
+		if (!ev || hidden(r, ev->id))
 			continue;
 		if (colon)
 			hit = name_match(pattern, colon - pattern, ev->system) &&

@@ -18,7 +18,8 @@
  *   pages of a CPU as the segment has sub-buffers, so each CPU gets a
  *   region of that size in PATH.tmp, and its pages are written there once.
  *   Version 7 finds its sections through offsets, so the cmdlines and the
- *   options, which change as pages come, go after the regions, in two slots
+ *   options, which change as pages come (and the event formats, once the
+ *   guest appends one), go after the regions, in two slots
  *   that take turns: after each flush the slot not in use is rewritten and
  *   then the header is pointed at it.  PATH.tmp is a whole trace.dat (with
  *   holes) after every flush, so a recorder that is killed leaves one.  At
@@ -84,7 +85,8 @@ static int td_flush(struct ivring_rec *w)
 	}
 	if (t->ip)
 		return write_tail(w, t->ip->slot[t->ip->cur != 0 ? 0 : 1]);
-	return t->comms_gen != t->head_gen ? write_head(w) : 0;
+	return t->comms_gen != t->head_gen || w->fmts_gen != t->head_fmts_gen ?
+	       write_head(w) : 0;
 }
 
 /*
@@ -159,6 +161,16 @@ static void td_event(struct ivring_rec *w, const struct ivring_event *ev)
 	ivr_td_learn(w->priv, ev);
 }
 
+/*
+ * Formats the guest appended: their comms are learned from now on; the
+ * metadata written at each flush and at the end carries them.
+ */
+static int td_formats(struct ivring_rec *w, struct ivring *r, u32 from)
+{
+	ivr_td_find_comm_srcs(w->priv, w, r, from);
+	return 0;
+}
+
 static void spool_name(char *buf, size_t len, const struct ivring_rec *w,
 		       u32 cpu)
 {
@@ -213,7 +225,7 @@ static int begin_spools(struct ivring_rec *w)
 	return write_head(w);
 }
 
-static int begin_in_place(struct ivring_rec *w);
+static int begin_in_place(struct ivring_rec *w, u64 format_size);
 
 static int td_begin(struct ivring_rec *w, struct ivring *r)
 {
@@ -243,9 +255,9 @@ static int td_begin(struct ivring_rec *w, struct ivring *r)
 		if (!t->cpus[cpu].buf)
 			return ivr_rec_err(w, -ENOMEM, "out of memory for a trace.dat");
 	}
-	ivr_td_find_comm_srcs(t, w, r);
+	ivr_td_find_comm_srcs(t, w, r, 0);
 	if (w->snapshot && w->version == 7)
-		return begin_in_place(w);
+		return begin_in_place(w, r->hdr.format_size);
 	return begin_spools(w);
 }
 
@@ -285,6 +297,7 @@ static int write_head(struct ivring_rec *w)
 		goto out;
 	}
 	t->head_gen = t->comms_gen;
+	t->head_fmts_gen = w->fmts_gen;
 	t->head = true;
 out:
 	free(b.p);
@@ -295,7 +308,10 @@ out:
 
 /*
  * The cmdlines and the options at @at, then the header pointed at them:
- * the file is whole again, with each CPU's data as flushed.
+ * the file is whole again, with each CPU's data as flushed.  Once the
+ * guest appended formats, the front's event formats section is short of
+ * them: a whole new one goes before the cmdlines, and the options point
+ * at it instead.
  */
 static int write_tail(struct ivring_rec *w, u64 at)
 {
@@ -305,6 +321,17 @@ static int write_tail(struct ivring_rec *w, u64 at)
 	struct obuf b = { 0 };
 	int ret;
 
+	if (w->nr_fmts != ip->front_fmts) {
+		if (!ip->formats.len || ip->formats_gen != w->fmts_gen) {
+			ip->formats.len = 0;
+			ip->formats.nomem = false;
+			ivr_td_event_formats(&ip->formats, w);
+			ip->formats_gen = w->fmts_gen;
+		}
+		ip->sec.event_formats = at;
+		ivr_td_put_obuf(&b, &ip->formats);
+	}
+
 	/* Walking every comm slot at each flush would cost more than the pages. */
 	if (!ip->cmdlines.len || ip->cmdlines_gen != t->comms_gen) {
 		ip->cmdlines.len = 0;
@@ -312,7 +339,7 @@ static int write_tail(struct ivring_rec *w, u64 at)
 		ivr_td_cmdlines(&ip->cmdlines, w);
 		ip->cmdlines_gen = t->comms_gen;
 	}
-	ip->sec.cmdlines = at;
+	ip->sec.cmdlines = at + b.len;
 	ivr_td_put_obuf(&b, &ip->cmdlines);
 	opts = at + b.len;
 	ivr_td_v7_options(&b, w, &ip->sec, ip->flyrecord, ip->offs);
@@ -321,7 +348,7 @@ static int write_tail(struct ivring_rec *w, u64 at)
 		goto out;
 	}
 	if (b.len > ip->slot_size) {
-		ret = ivr_rec_err(w, -EFBIG, "%s.tmp: %zu bytes of cmdlines and options, room for %llu",
+		ret = ivr_rec_err(w, -EFBIG, "%s.tmp: %zu bytes of formats, cmdlines and options, room for %llu",
 				  w->path, b.len, (unsigned long long)ip->slot_size);
 		goto out;
 	}
@@ -413,9 +440,10 @@ static int create_tmp(struct ivring_rec *w, const char *name, bool *unnamed)
  * The metadata up to the flyrecord section, then each CPU's region (as
  * many pages as the segment has sub-buffers), then the two slots for the
  * cmdlines and the options: at most COMMS_MAX lines of a pid and a comm,
- * and options whose size the CPUs and the names bound.
+ * options whose size the CPUs and the names bound, and the formats, which
+ * the segment's format area bounds.
  */
-static int begin_in_place(struct ivring_rec *w)
+static int begin_in_place(struct ivring_rec *w, u64 format_size)
 {
 	struct tracedat *t = w->priv;
 	char name[PATH_MAX + 32];
@@ -440,6 +468,7 @@ static int begin_in_place(struct ivring_rec *w)
 	ip->fd = -1;
 	ip->cur = -1;
 	ivr_td_v7_front(&b, w, &ip->sec, &ip->at_opts_ptr);
+	ip->front_fmts = w->nr_fmts;
 	ip->flyrecord = b.len;
 	ivr_td_flyrecord(&b);
 	ip->front = b.len;
@@ -454,7 +483,14 @@ static int begin_in_place(struct ivring_rec *w)
 	ip->slot_size = 65536 + (u64)COMMS_MAX * (12 + COMM_LEN + 1) +
 			(u64)w->info.nr_cpus * 20 + strlen(w->name) +
 			/* TIME_SHIFT */
-			16 + (u64)w->info.nr_cpus * (4 + 24 * IVR_REC_SHIFT_MAX);
+			16 + (u64)w->info.nr_cpus * (4 + 24 * IVR_REC_SHIFT_MAX) +
+			/*
+			 * Formats appended later: every text comes from a
+			 * record of the area, of 24 bytes or more, and is
+			 * written with its size, 12 bytes more when raw,
+			 * and its system's name and count.
+			 */
+			20 + format_size + (format_size / 24) * (8 + 12 + 65 + 4);
 	ip->slot_size = ivr_td_page_align(ip->slot_size, t->page_size);
 	ip->slot[0] = off;
 	ip->slot[1] = off + ip->slot_size;
@@ -646,6 +682,7 @@ static void td_free(struct ivring_rec *w)
 			unlink(name);
 		free(t->ip->offs);
 		free(t->ip->cmdlines.p);
+		free(t->ip->formats.p);
 		free(t->ip);
 	}
 	free(t->cpus);
@@ -661,6 +698,7 @@ const struct ivr_rec_ops ivr_rec_tracedat_ops = {
 	.slot = td_slot,
 	.put = td_put,
 	.event = td_event,
+	.formats = td_formats,
 	.flush = td_flush,
 	.end = td_end,
 	.free = td_free,

@@ -90,6 +90,14 @@ struct in_place {
 	/* The cmdlines section, rebuilt only when comms_gen moved. */
 	struct obuf cmdlines;
 	u64 cmdlines_gen;
+	/*
+	 * The formats that the front's section holds; once the guest
+	 * appended more, a whole event formats section goes into the slot
+	 * too, rebuilt only when fmts_gen moved.
+	 */
+	u32 front_fmts;
+	struct obuf formats;
+	u64 formats_gen;
 	bool created;		/* PATH.tmp is ours */
 	struct v7_sections sec;
 };
@@ -118,6 +126,7 @@ struct tracedat {
 	u32 nr_comms;
 	u64 comms_gen;			/* bumped when a pid or comm is learned */
 	u64 head_gen;			/* comms_gen when PATH.head was written */
+	u64 head_fmts_gen;		/* and the recording's fmts_gen */
 	bool head;			/* PATH.head is ours */
 	/*
 	 * The spools (in place, PATH.tmp) hold consumed events from the
@@ -154,6 +163,8 @@ void ivr_td_v7_options(struct obuf *b, struct ivring_rec *w,
 		       const struct v7_sections *sec, u64 flyrecord,
 		       const u64 *offs);
 void ivr_td_flyrecord(struct obuf *b);
+/* An event formats section of w->fmts; returns its offset in @b. */
+u64 ivr_td_event_formats(struct obuf *b, struct ivring_rec *w);
 /* The cmdlines section; returns its offset in @b. */
 u64 ivr_td_cmdlines(struct obuf *b, struct ivring_rec *w);
 /* Append what @src holds. */
@@ -161,7 +172,7 @@ void ivr_td_put_obuf(struct obuf *b, const struct obuf *src);
 
 /* tracedat_comms.c */
 void ivr_td_find_comm_srcs(struct tracedat *t, struct ivring_rec *w,
-			   struct ivring *r);
+			   struct ivring *r, u32 from);
 /* Comms from @ev, if its type names a task. */
 void ivr_td_learn(struct tracedat *t, const struct ivring_event *ev);
 

@@ -37,13 +37,16 @@ static void add_src(struct tracedat *t, struct tep_event *ev,
 	t->src_types[ev->id / 8] |= 1 << (ev->id % 8);
 }
 
-/* The same events that ivring__snprint() learns comms from (render.c). */
+/*
+ * The same events that ivring__snprint() learns comms from (render.c), of
+ * w->fmts[@from ..].
+ */
 void ivr_td_find_comm_srcs(struct tracedat *t, struct ivring_rec *w,
-			   struct ivring *r)
+			   struct ivring *r, u32 from)
 {
 	u32 i;
 
-	for (i = 0; i < w->nr_fmts; i++) {
+	for (i = from; i < w->nr_fmts; i++) {
 		struct tep_event *ev = ivring__event(r, w->fmts[i].id);
 
 		if (!ev)

@@ -428,6 +428,11 @@ void ivr_td_v7(struct obuf *b, struct ivring_rec *w, u64 *offs)
 	set64(b, b->len - 8, ivr_td_data_end(w, offs) - b->len);
 }
 
+u64 ivr_td_event_formats(struct obuf *b, struct ivring_rec *w)
+{
+	return put_section(b, OPT_EVENT_FORMATS, fill_event_formats, w);
+}
+
 u64 ivr_td_cmdlines(struct obuf *b, struct ivring_rec *w)
 {
 	return put_section(b, OPT_CMDLINES, fill_cmdlines, w);

@@ -10,6 +10,7 @@
 #define IVRING_SELFTESTS_SEG_UTIL_H
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +245,15 @@ static __attribute__((unused)) void seg_backoff(unsigned int *idle)
 		sched_yield();
 	else
 		nanosleep(&ts, NULL);
+}
+
+/* Remove a test's temporary directory and what it holds: 0 or -1. */
+static __attribute__((unused)) int seg_rm_dir(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) ? -1 : 0;
 }
 
 #endif /* IVRING_SELFTESTS_SEG_UTIL_H */

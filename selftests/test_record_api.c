@@ -53,12 +53,9 @@ FIXTURE_SETUP(rec)
 
 FIXTURE_TEARDOWN(rec)
 {
-	char cmd[128];
-
 	ivring__close(self->r);
 	seg_destroy(&self->s);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (seg_rm_dir(self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

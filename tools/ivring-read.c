@@ -400,9 +400,29 @@ static int flush_and_commit(struct ivring *r, FILE *out, const char *name,
 	return 0;
 }
 
+/*
+ * An event that -e leaves out may be of a format the guest appended since
+ * the filter was built (ivring__event() looks for it): build it again
+ * then, so that "-e 'sys:*'" takes the new event too.
+ */
+static void refilter(struct ivring *r, const struct read_opts *o,
+		     uint8_t *want, uint16_t type, uint32_t *listed)
+{
+	struct ivring_format_stats st = { .sz = sizeof(st) };
+
+	if (want[type / 8] & (1U << (type % 8)))
+		return;
+	ivring__event(r, type);
+	if (ivring__format_stats(r, &st) || st.listed == *listed)
+		return;
+	*listed = st.listed;
+	build_filter(r, o, want, true);
+}
+
 static int read_loop(struct ivring *r, struct read_opts *o, FILE *out,
 		     uint8_t *want, struct read_counts *n)
 {
+	struct ivring_format_stats fst = { .sz = sizeof(fst) };
 	const char *name = o->output ? o->output : "stdout";
 	struct ivring_info info = { .sz = sizeof(info) };
 	size_t line_len = 4096;
@@ -419,11 +439,14 @@ static int read_loop(struct ivring *r, struct read_opts *o, FILE *out,
 	}
 	ivring__info(r, &info);
 	gen = info.generation;
+	ivring__format_stats(r, &fst);
 	while (!stop_requested) {
 		ret = ivring__next(r, &ev);
 		if (ret > 0) {
 			told_stopped = false;
 			stale_run = 0;
+			if (want)
+				refilter(r, o, want, ev.type, &fst.listed);
 			err = print_event(r, &ev, want, out, &line, &line_len, n,
 					  &o->clk);
 			if (!err && ++batch == COMMIT_EVERY) {
@@ -473,6 +496,7 @@ static int read_loop(struct ivring *r, struct read_opts *o, FILE *out,
 			}
 			if (want)
 				build_filter(r, o, want, false);
+			ivring__format_stats(r, &fst);
 			err = read_clock_start(r, &o->clk, o->peek);
 			if (err)
 				break;

@@ -274,7 +274,8 @@ struct ivring_subbuf_hdr {
  * Format area: a struct ivring_format_area, then nr_events records, each a
  * struct ivring_format, the system name and the event's ftrace "format"
  * text (name:, ID:, format:, print fmt:), padded to 8 bytes.  The writer
- * appends records, then stores used and nr_events with release.  A reader
+ * appends records, then stores used and nr_events with release; it may
+ * append at any time while LIVE, and readers take the new records.  A reader
  * takes the first IVRING_FORMATS_MAX records, and of several records with
  * one id the first.
  */
