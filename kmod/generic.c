@@ -22,18 +22,27 @@
  * to an id of ivring's (past the native ones), which also goes in the
  * record's common_type: the kernel's ids overlap the native ones.
  *
- * The common fields are filled by ivr_probe_begin() as for a native event,
- * not copied from perf's record: perf counts the tracepoint's own
- * preempt_disable() in common_preempt_count, ftrace does not, and ivring's
- * two lanes must agree with each other and with ftrace.
+ * The common fields are perf's, which it took in the traced context
+ * (tracing_gen_ctx(), in perf_tp_event() and the kprobe and uprobe
+ * handlers), but for two: common_type becomes ivring's id, and
+ * common_preempt_count loses the level of the tracepoint's own
+ * preempt_disable(), as ftrace's tracing_gen_ctx_dec() and the native
+ * probes do, so that both lanes agree with ftrace.  They cannot be taken
+ * afresh in the handler, as a native probe does: perf calls it with
+ * interrupts disabled (6.1 from Debian's backports on, and 6.12), which
+ * would mark every event irqs-off.
  *
  * Losses: a record that finds no room is counted by the writer as any
  * dropped event.  Perf itself drops a record only when an event fires
  * inside perf's handling of another in the same context (its recursion
  * guard); nothing in the handler below hits a tracepoint, and perf gives
- * no count of those it drops.  A period of 1 is never throttled (perf's
- * software events throttle only the second and later overflows of one
- * hit).
+ * no count of those it drops.  PERF_SAMPLE_PERIOD makes every hit one
+ * overflow, whatever it adds to the count: without it, an event that
+ * counts by a field (__perf_count(), as sched_stat_runtime's runtime)
+ * overflows a period-1 counter once per unit, up to perf's throttle (400
+ * copies of one record), and the throttled counter then misses hits
+ * until the next tick, uncounted.  One overflow per hit is never
+ * throttled: perf throttles from the second overflow of a hit only.
  *
  * CPU hotplug: counters exist for the CPUs online when the event was
  * enabled.  A CPU that comes online later is not traced in this lane
@@ -91,11 +100,11 @@ static notrace void ivr_generic_overflow(struct perf_event *pe,
 					 struct pt_regs *regs)
 {
 	struct ivr_generic *g = pe->overflow_handler_context;
-	const u32 skip = sizeof(struct ivr_common);
 	const struct perf_raw_frag *frag;
 	struct ivring_writer *w;
+	struct ivr_common *c;
 	unsigned int cpu;
-	u32 len = 0, off = 0, n;
+	u32 len = 0;
 	u8 *p;
 
 	if (!(data->sample_flags & PERF_SAMPLE_RAW) || !data->raw)
@@ -108,23 +117,23 @@ static notrace void ivr_generic_overflow(struct perf_event *pe,
 		if (perf_raw_frag_last(frag))
 			break;
 	}
-	if (len < skip)
+	if (len < sizeof(*c))
 		return;
 
-	p = ivr_probe_begin(&g->ev, len, &w, &cpu);
+	p = ivr_probe_reserve(len, &w, &cpu);
 	if (!p)
 		return;
-	/* Everything after the common fields, which are ours (see above). */
-	for (frag = &data->raw->frag;; frag = frag->next) {
-		if (off + frag->size > skip) {
-			n = off >= skip ? 0 : skip - off;
-			memcpy(p + off + n, (const u8 *)frag->data + n,
-			       frag->size - n);
-		}
-		off += frag->size;
+	for (frag = &data->raw->frag, len = 0;; frag = frag->next) {
+		memcpy(p + len, frag->data, frag->size);
+		len += frag->size;
 		if (perf_raw_frag_last(frag))
 			break;
 	}
+	/* The two common fields that are not perf's (see above). */
+	c = (struct ivr_common *)p;
+	c->common_type = g->ev.id;
+	if (IS_ENABLED(CONFIG_PREEMPTION) && (c->common_preempt_count & 0xf))
+		c->common_preempt_count--;
 	ivr_probe_end(w, cpu);
 }
 
@@ -154,7 +163,8 @@ static int ivr_generic_attach(struct ivr_generic *g)
 		.size = sizeof(attr),
 		.config = g->kid,
 		.sample_period = 1,
-		.sample_type = PERF_SAMPLE_RAW,
+		/* PERIOD: one overflow per hit (see above). */
+		.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD,
 	};
 	struct perf_event *pe;
 	unsigned int cpu;

@@ -111,11 +111,10 @@ static __always_inline void ivr_test_preempt_point(void) { }
  * rcu_dereference_sched() legal, and what tracepoint_synchronize_unregister()
  * (its synchronize_rcu()) waits for before an instance is freed.
  */
-static __always_inline void *ivr_probe_begin(const struct ivr_event *ev,
-					     u32 len, struct ivring_writer **w,
-					     unsigned int *cpu)
+static __always_inline void *ivr_probe_reserve(u32 len,
+					       struct ivring_writer **w,
+					       unsigned int *cpu)
 {
-	unsigned int pc = preempt_count();
 	struct ivr_instance *inst;
 	void *p;
 
@@ -131,11 +130,23 @@ static __always_inline void *ivr_probe_begin(const struct ivr_event *ev,
 	if (!p)
 		goto out;
 	ivr_test_preempt_point();
-	ivr_fill_common(p, ev->id, pc);
 	return p;
 out:
 	preempt_enable_notrace();
 	return NULL;
+}
+
+/* ivr_probe_reserve(), then the common fields of @ev in this context. */
+static __always_inline void *ivr_probe_begin(const struct ivr_event *ev,
+					     u32 len, struct ivring_writer **w,
+					     unsigned int *cpu)
+{
+	unsigned int pc = preempt_count();
+	void *p = ivr_probe_reserve(len, w, cpu);
+
+	if (p)
+		ivr_fill_common(p, ev->id, pc);
+	return p;
 }
 
 static __always_inline void ivr_probe_end(struct ivring_writer *w,
