@@ -332,8 +332,10 @@ bench: $(plain_BENCHES) tools
 		$$b; \
 	done
 
-# ivring against the guest's own ftrace, in one TCG guest run of a few
-# minutes (selftests/kbench/run.sh; BENCH_GUEST_ARGS='--help' lists options).
+# ivring, its native probes and its generic lane, against the guest's own
+# ftrace, in one TCG guest run of a few minutes (selftests/kbench/run.sh;
+# BENCH_GUEST_ARGS='--help' lists options; with --record the host reads the
+# segment throughout, with build/tools/ivring-read).
 bench-guest: module
 	$(Q)KDIR='$(KDIR)' WERROR='$(WERROR)' selftests/kbench/run.sh \
 		$(BENCH_GUEST_ARGS)

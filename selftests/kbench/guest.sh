@@ -8,8 +8,9 @@
 #
 #   1. ivring_kbench.ko: ivring's write path against the ftrace ring buffer
 #   2. guest-syscall with raw_syscalls:sys_enter off, in ftrace, in ivring
-#   3. guest-workload with sched, timer and kmem off, in ftrace, in ivring
-# Parts 2 and 3 run their three modes in rounds, in a rotating order.
+#      (native probes), in ivring's generic lane
+#   3. guest-workload with sched, timer and kmem, the same four modes
+# Parts 2 and 3 run their modes (KB_MODES) in rounds, in a rotating order.
 # run.sh puts guest_lib.sh in front of it too.
 set -u
 cs=/sys/devices/system/clocksource/clocksource0/current_clocksource
@@ -26,15 +27,18 @@ fi
 echo "KB-CLOCKSOURCE $(cat $cs)"
 
 echo "KB-PART 1"
-taskset "$KB_MASK" insmod /ivring_kbench.ko rounds="$KB_KROUNDS" \
-	batch="$KB_BATCH" sizes="$KB_SIZES" ring_kb="$KB_RING_KB" \
-	verbose="$KB_VERBOSE" || exit 10
-rmmod ivring_kbench || exit 11
+if [ "$KB_KROUNDS" -gt 0 ]; then
+	taskset "$KB_MASK" insmod /ivring_kbench.ko rounds="$KB_KROUNDS" \
+		batch="$KB_BATCH" sizes="$KB_SIZES" ring_kb="$KB_RING_KB" \
+		verbose="$KB_VERBOSE" || exit 10
+	rmmod ivring_kbench || exit 11
+fi
 
-# Overwrite mode: nothing reads the segment during the run, and in discard
+# Overwrite mode when nothing reads the segment during the run: in discard
 # mode ivring would drop (cheaply) once full while ftrace, which
-# overwrites, kept writing.  Both overwrite alike.
-rings_setup overwrite
+# overwrites, kept writing; both overwrite alike.  With run.sh --record the
+# host consumes the segment throughout, and ivring is in discard mode.
+rings_setup "$KB_IVRING_MODE"
 
 # sum_stats DIR PREFIX...: the numbers after PREFIX in every CPU's stats.
 sum_stats() {
@@ -55,16 +59,18 @@ sum_stats() {
 
 # rounds TAG EVENTS COMMAND...: run COMMAND pinned, once per mode and
 # round, and print "TAG round mode " and its output: the figure, then the
-# events ivring and ftrace took during its timed section.
+# events ivring and ftrace took during its timed section, then those each
+# lost.
 rounds() {
 	tag=$1
 	ev=$2
 	shift 2
 	for r in $(seq "$KB_ROUNDS"); do
-		for m in $(order "$r"); do
+		# shellcheck disable=SC2086 # a list of words
+		for m in $(order "$r" $KB_MODES); do
 			events_on "$m" "$ev" || exit 20
 			out=$(taskset "$KB_MASK" "$@") || exit 21
-			events_off "$m"
+			events_off "$m" "$ev" || exit 22
 			echo "$tag $r $m $out"
 		done
 	done
@@ -74,10 +80,15 @@ echo "KB-PART 2"
 rounds KB-SYS raw_syscalls:sys_enter /guest-syscall "$KB_SYS_ITERS"
 
 echo "KB-PART 3"
-# The sched, timer and kmem events ivring has; ftrace gets the same list.
+# The sched, timer and kmem events ivring has, but those of KB_EXCLUDE
+# (run.sh --exclude); ftrace gets the same list.
 ev=$(sed -n 's/^\(\(sched\|timer\|kmem\):[^ ]*\) native$/\1/p' $t/available_events | tr '\n' ' ')
+for x in $KB_EXCLUDE; do
+	ev=$(echo " $ev " | sed "s/ $x / /")
+done
+echo "KB-EXCLUDE $KB_EXCLUDE"
 echo "KB-EVENTS $(echo "$ev" | wc -w) $ev"
 rounds KB-WORK "$ev" /guest-workload "$KB_WORK_ITERS"
 
-echo "KB-LOSS ivring overrun=$(sum_stats $t "overrun: ") dropped=$(sum_stats $t "dropped events: ") ftrace overrun=$(sum_stats $f "overrun: ") dropped=$(sum_stats $f "dropped events: ")"
+echo "KB-LOSS ivring entries=$(sum_stats "$t" "entries: ") overrun=$(sum_stats "$t" "overrun: ") dropped=$(sum_stats "$t" "dropped events: ") ftrace overrun=$(sum_stats "$f" "overrun: ") dropped=$(sum_stats "$f" "dropped events: ")"
 echo KB-DONE

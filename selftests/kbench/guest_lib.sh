@@ -8,28 +8,47 @@
 t=/sys/kernel/ivring
 f=/sys/kernel/tracing
 
+# lanes LANE EVENTS: put each of the (native) EVENTS, sys:event words, in
+# ivring's LANE, native or generic.
+lanes() {
+	for e in $2; do
+		echo "$1" > "$t/events/${e%%:*}/${e#*:}/lane" || return 1
+	done
+}
+
+# events_on MODE EVENTS: generic is ivring with every event in the
+# generic lane (perf's raw records), ivring the native probes.
 events_on() {
 	case $1 in
 	ftrace) echo "$2" > $f/set_event ;;
 	ivring) echo "$2" > $t/set_event ;;
+	generic) lanes generic "$2" && echo "$2" > $t/set_event ;;
 	esac
 }
 
-# A write of only blanks disables every event in both.
+# events_off MODE [EVENTS]: a write of only blanks disables every event in
+# both; generic puts EVENTS back in the native lane.
 events_off() {
 	case $1 in
 	ftrace) echo > $f/set_event ;;
 	ivring) echo > $t/set_event ;;
+	generic) echo > $t/set_event; lanes native "$2" ;;
 	esac
 }
 
-# The modes of round $1: each comes first, second and third in turn.
+# order ROUND MODE...: the MODEs in round ROUND's order, rotated by one
+# each round, so that each comes first, second, ... in turn.
 order() {
-	case $(($1 % 3)) in
-	0) echo none ftrace ivring ;;
-	1) echo ftrace ivring none ;;
-	*) echo ivring none ftrace ;;
-	esac
+	r=$1
+	shift
+	k=$((r % $#))
+	while [ "$k" -gt 0 ]; do
+		m=$1
+		shift
+		set -- "$@" "$m"
+		k=$((k - 1))
+	done
+	echo "$@"
 }
 
 # rings_setup MODE: load ivring.ko in MODE (overwrite or discard) and give

@@ -18,7 +18,7 @@ ev=$(sed -n 's/^\(\(sched\|timer\|kmem\):[^ ]*\) native$/\1/p' $t/available_even
 echo "KB-EVENTS $(echo "$ev" | wc -w) $ev"
 
 for r in $(seq "$KB_ROUNDS"); do
-	for m in $(order "$r"); do
+	for m in $(order "$r" none ftrace ivring); do
 		events_on "$m" "$ev" || exit 20
 		out=$(/guest-hackbench "$KB_GROUPS" "$KB_LOOPS") || exit 21
 		events_off "$m"

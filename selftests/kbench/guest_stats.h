@@ -70,14 +70,35 @@ static long long ring_events(const char *root, int add_overrun)
 	       (add_overrun ? ring_sum(root, "overrun: ") : 0);
 }
 
+/*
+ * Events a ring lost: ivring's "dropped events" (discard mode, a full ring)
+ * and "overrun" (overwrite mode), ftrace's the same two.
+ */
+static long long ring_lost(const char *root)
+{
+	return ring_sum(root, "dropped events: ") + ring_sum(root, "overrun: ");
+}
+
 struct ring_counts {
 	long long ivring, ftrace;
+	long long ivring_lost, ftrace_lost;
 };
 
 static inline void ring_counts(struct ring_counts *c)
 {
 	c->ivring = ring_events(IVRING_SYSFS, 0);
 	c->ftrace = ring_events(FTRACE_TRACEFS, 1);
+	c->ivring_lost = ring_lost(IVRING_SYSFS);
+	c->ftrace_lost = ring_lost(FTRACE_TRACEFS);
+}
+
+/* The events each ring took and lost from @c0 to @c1, after a figure. */
+static inline void ring_counts_print(const struct ring_counts *c0,
+				     const struct ring_counts *c1)
+{
+	printf(" %lld %lld %lld %lld\n", c1->ivring - c0->ivring,
+	       c1->ftrace - c0->ftrace, c1->ivring_lost - c0->ivring_lost,
+	       c1->ftrace_lost - c0->ftrace_lost);
 }
 
 #endif /* IVRING_KBENCH_GUEST_STATS_H */

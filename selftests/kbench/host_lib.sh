@@ -3,7 +3,7 @@
 # SPDX-FileCopyrightText: 2026 The ivring authors
 #
 # What the host sides of run.sh and record.sh share (bash, sourced after
-# they set prog).
+# they set prog, and reader for the recorder_* functions).
 
 die() {
 	echo "$prog: $*" >&2
@@ -18,4 +18,27 @@ number() {
 # --help: the script's "# Usage:" comment block.
 usage() {
 	sed -n '/^# Usage:/,/^$/p' "$1" | sed '$d; s/^# \{0,1\}//'
+}
+
+# recorder_start FILE SEGMENT ERRFILE: ivring-read record -f -q of SEGMENT
+# into FILE, in the background (its pid in rec_pid), its messages in
+# ERRFILE.  It waits for the segment to appear and to be formatted.
+recorder_start() {
+	"$reader" record -f -q -o "$1" "$2" 2>"$3" &
+	rec_pid=$!
+}
+
+# recorder_stop: the recorder's CPU seconds in rec_cpu, taken before its
+# final drain (what it spent keeping up); then SIGINT, after which it reads
+# what is left and finishes the file; its status in rec_rc.
+# shellcheck disable=SC2034 # rec_cpu and rec_rc are for the caller
+recorder_stop() {
+	local st ticks
+	read -r -a st <"/proc/$rec_pid/stat" 2>/dev/null
+	ticks=$(( ${st[13]:-0} + ${st[14]:-0} ))
+	rec_cpu=$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { print t / hz }')
+	kill -INT "$rec_pid" 2>/dev/null
+	wait "$rec_pid"
+	rec_rc=$?
+	rec_pid=
 }

@@ -131,20 +131,11 @@ flock /tmp/ivring-vm.lock "$top/tools/ivring-vm" --kver "$kver" \
 	--log "$log" --file "$out/guest-hackbench" --script "$tmp/guest.sh" \
 	>"$tmp/vm.out" 2>&1 </dev/null &
 vm_pid=$!
-# It waits for the segment to appear and to be formatted.
-"$reader" record -f -q -o "$dat" "/dev/shm/$shm" 2>"$tmp/rec.err" &
-rec_pid=$!
+recorder_start "$dat" "/dev/shm/$shm" "$tmp/rec.err"
 wait "$vm_pid"
 rc=$?
 vm_pid=
-# The recorder's CPU time (clock ticks), before the final drain: it is
-# what it spent keeping up.
-read -r -a st <"/proc/$rec_pid/stat" 2>/dev/null
-ticks=$(( ${st[13]:-0} + ${st[14]:-0} ))
-kill -INT "$rec_pid" 2>/dev/null
-wait "$rec_pid"
-rec_rc=$?
-rec_pid=
+recorder_stop
 tr -d '\r' <"$log" >"$tmp/console"
 if [ "$rc" != 0 ] || ! grep -q '^KB-DONE' "$tmp/console"; then
 	cat "$tmp/vm.out" "$tmp/rec.err" >&2
@@ -157,7 +148,7 @@ sed -n 's/.*boot to power-off took/guest run: boot to power-off took/p' "$tmp/vm
 [ "$raw" = 1 ] && grep -E '^KB-HACK' "$tmp/console"
 echo
 awk -v rec="$(grep ' events, ' "$tmp/rec.err" | tail -n 1)" \
-	-v rec_cpu="$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { print t / hz }')" \
+	-v rec_cpu="$rec_cpu" \
 	-v cmd="selftests/kbench/record.sh --rounds $rounds --groups $groups --loops $loops --shm-size $shm_size${mttcg:+ --mttcg}" \
 	-f "$here/median.awk" -f "$here/record.awk" "$tmp/console"
 [ "$keep" = 1 ] && echo "kept $dat"
