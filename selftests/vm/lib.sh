@@ -524,3 +524,136 @@ END {
 	exit fails ? 1 : 0
 }' -v ivring="$1" -v what="$3" "$2" || fail "$3: trace-cmd report and ivring-read differ"
 }
+
+# vm_check_ftrace_run IVRING FTRACE TON TOFF OFFMARK MAXEDGE MINEV WHAT:
+# ivring and the guest's own ftrace recorded the same events in one run,
+# ftrace on first and off last, as ftrace_agree.sh describes.  IVRING and
+# FTRACE hold one event a line, "CPU TS KEY", TS in seconds of the mono
+# trace clock and KEY the text compared (the test's normalized pid, name
+# and fields).  Per CPU, ivring's keys must be one contiguous run of
+# ftrace's: same events, same order, no gap, nothing extra, and at least
+# MINEV of them.  The ftrace-only events around that run are the edges:
+# at most MAXEDGE before it, and at most MAXEDGE after it up to OFFMARK
+# (ftrace's mark of ivring's off), and none strictly between TON and TOFF,
+# the guest's clock readings just after ivring's on and just before its
+# off: one there is an event that ivring missed.  WHAT names the events
+# in the messages.  Fails the test otherwise.
+vm_check_ftrace_run() {
+	vm_awk '
+function bad(msg) { print "not ok: " what ": " msg; fails++ }
+# One "CPU TS KEY" line into the arrays named by its file: the key in
+# k[cpu, n], the time stamp in t[cpu, n].
+function split_line(l,   a) {
+	a[1] = l; sub(/ .*/, "", a[1])
+	sub(/^[^ ]* /, "", l)
+	a[2] = l; sub(/ .*/, "", a[2])
+	sub(/^[^ ]* /, "", l)
+	lc = a[1] + 0; lts = a[2] + 0; lkey = l
+}
+BEGIN {
+	while ((getline l < ivf) > 0) {
+		split_line(l)
+		iv[lc, ++niv[lc]] = lkey
+		cpus[lc] = 1
+	}
+	close(ivf)
+	while ((getline l < ftf) > 0) {
+		split_line(l)
+		n = ++nft[lc]
+		ft[lc, n] = lkey; ts[lc, n] = lts
+		cpus[lc] = 1
+	}
+	close(ftf)
+	for (c in cpus) check(c)
+	exit fails ? 1 : 0
+}
+function check(c,   s, i, found, best, at, pre, post, n) {
+	n = niv[c] + 0
+	printf "# %s: cpu%d: ftrace %d events, ivring %d\n", what, c, nft[c], n
+	if (n < minev) { bad("cpu" c ": only " n " ivring events, expected at least " minev); return }
+	found = 0
+	for (s = 0; s + n <= nft[c] && !found; s++) {
+		if (ft[c, s + 1] != iv[c, 1]) continue
+		for (i = 2; i <= n && ft[c, s + i] == iv[c, i]; i++) ;
+		if (i > n) found = s + 1
+	}
+	if (!found) {
+		best = 0; at = 0
+		for (s = 0; s < nft[c]; s++) {
+			for (i = 1; i <= n && s + i <= nft[c] && ft[c, s + i] == iv[c, i]; i++) ;
+			if (i - 1 > best) { best = i - 1; at = s }
+		}
+		bad("cpu" c ": ivring'"'"'s events are not one contiguous run of ftrace'"'"'s; the longest run matches " best " of " n)
+		printf "#   ivring event %d: %s\n#   ftrace event %d: %s\n", best + 1, iv[c, best + 1], at + best + 1, ft[c, at + best + 1]
+		return
+	}
+	pre = found - 1; post = 0
+	for (i = found + n; i <= nft[c]; i++)
+		if (ts[c, i] <= offmark) post++
+	printf "# %s: cpu%d: ivring = ftrace events %d..%d; ftrace alone: %d before, %d after\n", \
+		what, c, found, found + n - 1, pre, post
+	if (pre > maxedge || post > maxedge)
+		bad("cpu" c ": more than " maxedge " ftrace-only events at an edge")
+	for (i = 1; i <= nft[c]; i++)
+		if ((i < found || i >= found + n) && ts[c, i] > ton && ts[c, i] < toff && nin++ < 5)
+			bad(sprintf("cpu%d: ftrace event %d at %.6f is inside ivring'"'"'s window %.6f..%.6f but not in ivring: %s", \
+				c, i, ts[c, i], ton, toff, ft[c, i]))
+}' -v ivf="$1" -v ftf="$2" -v ton="$3" -v toff="$4" -v offmark="$5" \
+		-v maxedge="$6" -v minev="$7" -v what="$8" </dev/null ||
+		fail "$8: ivring and ftrace disagree"
+}
+
+# vm_guest_ftrace_on: print the lines of a guest script (after
+# t=/sys/kernel/ivring, f=/sys/kernel/tracing and gen='SYS:EVENT ...', the
+# events already enabled in ivring, its tracing off) that enable the
+# events of $gen in the guest's own ftrace too, on the mono trace clock,
+# the one ivring stamps with, then turn ftrace on and ivring on, and print
+# "GUEST-TON <ivring's now ts>": ftrace first, for vm_check_ftrace_run.
+# Enabling them in ftrace after ivring puts ftrace's tracepoint probe
+# after ivring's.  They exit 80 to 82 when a step fails.
+vm_guest_ftrace_on() {
+	cat <<'GUEST'
+echo 0 > $f/tracing_on || exit 80
+echo 4096 > $f/buffer_size_kb || exit 80
+echo mono > $f/trace_clock || exit 80
+echo > $f/trace
+for e in $gen; do
+	echo 1 > $f/events/${e%:*}/${e#*:}/enable || exit 81
+done
+echo 1 > $f/tracing_on || exit 82
+echo 1 > $t/tracing_on || exit 82
+echo "GUEST-TON $(sed -n 's/^now ts: *//p' $t/per_cpu/cpu0/stats)"
+GUEST
+}
+
+# vm_guest_ftrace_off: the lines that end vm_guest_ftrace_on's window:
+# print "GUEST-TOFF <ivring's now ts>", turn ivring off, mark that in
+# ftrace's buffer (IVRING-OFF), and turn ftrace off 0.2 s later, for the
+# reason ftrace_agree.sh gives: a probe pair under way at ivring's off
+# completes.  Then the events of $gen are disabled in ftrace.  They exit
+# 83 or 84 when a step fails.
+vm_guest_ftrace_off() {
+	cat <<'GUEST'
+echo "GUEST-TOFF $(sed -n 's/^now ts: *//p' $t/per_cpu/cpu0/stats)"
+echo 0 > $t/tracing_on || exit 83
+echo IVRING-OFF > $f/trace_marker
+sleep 0.2
+echo 0 > $f/tracing_on || exit 84
+for e in $gen; do
+	echo 0 > $f/events/${e%:*}/${e#*:}/enable
+done
+GUEST
+}
+
+# vm_guest_ftrace_cpus BODY: print the lines of a guest script (after
+# f=/sys/kernel/tracing) that, for each CPU of ftrace, print its stats as
+# "FTRACE-STATS <cpu> <line>" ("entries: N", "overrun: N") and run the
+# guest code BODY with the CPU in $c and its per_cpu directory in $d.
+vm_guest_ftrace_cpus() {
+	cat <<'GUEST'
+for d in $f/per_cpu/cpu*; do
+	c=${d#$f/per_cpu/cpu}
+	sed "s/^/FTRACE-STATS $c /" $d/stats
+GUEST
+	printf '%s\ndone\n' "$1"
+}
