@@ -44,12 +44,12 @@
  * until the next tick, uncounted.  One overflow per hit is never
  * throttled: perf throttles from the second overflow of a hit only.
  *
- * CPU hotplug: counters exist for the CPUs online when the event was
- * enabled.  A CPU that comes online later is not traced in this lane
- * until the event is enabled again.
+ * CPU hotplug: perf drops a CPU's counters when it goes offline; the
+ * hotplug work below makes new ones when it comes back.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/ctype.h>
 #include <linux/err.h>
@@ -57,6 +57,8 @@
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 
 #include "generic.h"
 #include "probe.h"
@@ -152,11 +154,15 @@ static void ivr_generic_detach(struct ivr_generic *g)
 }
 
 /*
- * perf_event_create_kernel_counter() checks the caller's right to raw
- * tracepoint data as perf_event_open() does (perf_event_paranoid, or
- * CAP_PERFMON): enabling is root's, as writing to sysfs is.
+ * One CPU's counter, created disabled: the format goes into the segment
+ * between creating and enabling, so that an event perf refuses costs no
+ * room in the format area.  perf_event_create_kernel_counter() checks the
+ * caller's right to raw tracepoint data as perf_event_open() does
+ * (perf_event_paranoid, or CAP_PERFMON): enabling is root's, as writing
+ * to sysfs is.  -ENODEV: the CPU went offline (the hotplug work below
+ * makes its counter when it comes back).
  */
-static int ivr_generic_attach(struct ivr_generic *g)
+static int ivr_generic_attach_cpu(struct ivr_generic *g, unsigned int cpu)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_TRACEPOINT,
@@ -165,22 +171,44 @@ static int ivr_generic_attach(struct ivr_generic *g)
 		.sample_period = 1,
 		/* PERIOD: one overflow per hit (see above). */
 		.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD,
+		.disabled = 1,
 	};
 	struct perf_event *pe;
+
+	pe = perf_event_create_kernel_counter(&attr, cpu, NULL,
+					      ivr_generic_overflow, g);
+	if (IS_ERR(pe))
+		return PTR_ERR(pe);
+	g->pev[cpu] = pe;
+	return 0;
+}
+
+static int ivr_generic_attach(struct ivr_generic *g)
+{
 	unsigned int cpu;
+	int ret;
 
 	for_each_online_cpu(cpu) {
-		pe = perf_event_create_kernel_counter(&attr, cpu, NULL,
-						      ivr_generic_overflow, g);
-		if (IS_ERR(pe)) {
-			pr_err("cannot attach %s:%s on CPU %u through perf: %ld\n",
-			       g->ev.sys, g->ev.name, cpu, PTR_ERR(pe));
+		ret = ivr_generic_attach_cpu(g, cpu);
+		if (ret == -ENODEV)
+			continue;
+		if (ret) {
+			pr_err("cannot attach %s:%s on CPU %u through perf: %d\n",
+			       g->ev.sys, g->ev.name, cpu, ret);
 			ivr_generic_detach(g);
-			return PTR_ERR(pe);
+			return ret;
 		}
-		g->pev[cpu] = pe;
 	}
 	return 0;
+}
+
+static void ivr_generic_enable(struct ivr_generic *g)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (g->pev[cpu])
+			perf_event_enable(g->pev[cpu]);
 }
 
 /* The format goes in before the first record that needs it. */
@@ -204,10 +232,17 @@ static int ivr_generic_store_format(struct ivr_generic *g,
 	return ret;
 }
 
+static int ivr_generic_refresh(struct ivr_generic *g);
+
 /**
  * ivr_generic_set() - attach or detach an event in the generic lane
  * @ev:		an event whose @gen is set
  * @on:		attach when true
+ *
+ * The kernel's definition is read again first: a kprobe deleted and made
+ * again, or a module loaded again, may have another id or another layout
+ * under the same name (6.12 hands a freed id out again).  Once the
+ * counters exist they hold the event, so a second look then is final.
  *
  * Context: process, with ivr_mutex held (attach.c's ivr_event_set()).
  * Return: 0 or -errno; the event's state is unchanged on failure.
@@ -222,10 +257,81 @@ int ivr_generic_set(struct ivr_event *ev, bool on)
 		ivr_generic_detach(g);
 		return 0;
 	}
-	ret = ivr_generic_store_format(g,
+	ret = ivr_generic_refresh(g);
+	if (ret < 0)
+		return ret;
+	ret = ivr_generic_attach(g);
+	if (ret)
+		return ret;
+	ret = ivr_generic_refresh(g);
+	if (ret > 0) {
+		pr_err("%s:%s changed while it was being enabled; try again\n",
+		       g->ev.sys, g->ev.name);
+		ret = -EAGAIN;
+	}
+	if (!ret)
+		ret = ivr_generic_store_format(g,
 			rcu_dereference_protected(ivr_inst,
 						  lockdep_is_held(&ivr_mutex)));
-	return ret ? ret : ivr_generic_attach(g);
+	if (ret) {
+		ivr_generic_detach(g);
+		return ret;
+	}
+	ivr_generic_enable(g);
+	return 0;
+}
+
+/* --- CPU hotplug --------------------------------------------------------- */
+
+/*
+ * perf removes every counter of a CPU that goes offline and never puts
+ * them back (perf_event_exit_cpu()); suspend and hibernation take every
+ * CPU but the boot one down and up again.  A CPU that comes online gets
+ * new counters for the enabled generic events, from a work item: the
+ * hotplug callback runs with the hotplug lock held for writing, and
+ * ivr_mutex is taken outside that lock (RING-DESIGN, section 10).  Hits on
+ * that CPU between its coming up and the work are not traced.
+ */
+static cpumask_t ivr_cpus_back;
+static int ivr_cpuhp_state = -1;
+
+static void ivr_generic_hotplug_work(struct work_struct *work)
+{
+	struct ivr_event *ev;
+	unsigned int cpu;
+	int ret;
+
+	mutex_lock(&ivr_mutex);
+	for_each_cpu(cpu, &ivr_cpus_back) {
+		cpumask_clear_cpu(cpu, &ivr_cpus_back);
+		if (!cpu_online(cpu))
+			continue;
+		ivr_for_each_event(ev) {
+			struct ivr_generic *g = ev->gen;
+
+			if (!ev->lane_generic || !ev->enabled)
+				continue;
+			if (g->pev[cpu])
+				perf_event_release_kernel(g->pev[cpu]);
+			g->pev[cpu] = NULL;
+			ret = ivr_generic_attach_cpu(g, cpu);
+			if (ret)
+				pr_err("cannot attach %s:%s on CPU %u, back online: %d; it is not traced there until enabled again\n",
+				       ev->sys, ev->name, cpu, ret);
+			else
+				perf_event_enable(g->pev[cpu]);
+		}
+	}
+	mutex_unlock(&ivr_mutex);
+}
+
+static DECLARE_WORK(ivr_hotplug_work, ivr_generic_hotplug_work);
+
+static int ivr_generic_cpu_online(unsigned int cpu)
+{
+	cpumask_set_cpu(cpu, &ivr_cpus_back);
+	schedule_work(&ivr_hotplug_work);
+	return 0;
 }
 
 /**
@@ -324,6 +430,47 @@ static void ivr_generic_free(struct ivr_generic *g)
 	kfree(g);
 }
 
+/*
+ * Read the kernel's definition of @g again.  Return: 0 when it is the
+ * same, 1 when it changed (the event then gets a new id, since a segment
+ * may hold the old format under the old one), or -errno.
+ */
+static int ivr_generic_refresh(struct ivr_generic *g)
+{
+	u32 len;
+	char *format;
+	u16 kid;
+
+	format = ivr_generic_read_format(g->ev.sys, g->ev.name, g->ev.id,
+					 &kid, &len);
+	if (IS_ERR(format))
+		return PTR_ERR(format);
+	if (kid == g->kid && len == g->format_len &&
+	    !memcmp(format, g->format, len)) {
+		kfree(format);
+		return 0;
+	}
+	kfree(format);
+	if (ivr_generic_next_id > U16_MAX) {
+		pr_err("no event id left for %s:%s, which changed\n",
+		       g->ev.sys, g->ev.name);
+		return -ENOSPC;
+	}
+	format = ivr_generic_read_format(g->ev.sys, g->ev.name,
+					 ivr_generic_next_id, &kid, &len);
+	if (IS_ERR(format))
+		return PTR_ERR(format);
+	pr_info("%s:%s is another event than when it was added (kernel id %u, was %u); it gets id %u\n",
+		g->ev.sys, g->ev.name, kid, g->kid, ivr_generic_next_id);
+	kfree(g->format);
+	g->format = format;
+	g->format_len = len;
+	g->kid = kid;
+	g->ev.id = ivr_generic_next_id++;
+	g->format_gen = 0;
+	return 1;
+}
+
 /* A generic event for sys:name; @owner NULL for one with no native probe. */
 static struct ivr_generic *ivr_generic_create(const char *sys,
 					      const char *name,
@@ -335,6 +482,12 @@ static struct ivr_generic *ivr_generic_create(const char *sys,
 
 	if (!ivr_name_ok(sys) || !ivr_name_ok(name))
 		return ERR_PTR(-EINVAL);
+	/* Synthetic events have no perf probe: perf_trace_init() fails. */
+	if (!strcmp(sys, "synthetic")) {
+		pr_err("perf cannot carry synthetic events (%s:%s); trace them with ftrace\n",
+		       sys, name);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	if (ivr_generic_next_id > U16_MAX) {
 		pr_err("no event id left for %s:%s\n", sys, name);
 		return ERR_PTR(-ENOSPC);
@@ -434,7 +587,9 @@ static char *ivr_kernel_events(size_t *lenp)
 struct ivr_match_arg {
 	const char *sys;	/* NULL: a bare word, a system or an event */
 	const char *name;	/* "" or "*": every event of sys */
+	bool whole_sys;		/* a system's every event may be added */
 	int added;
+	int err;		/* the first failure */
 };
 
 static int ivr_match_one(char *sys, char *name, void *arg)
@@ -445,16 +600,30 @@ static int ivr_match_one(char *sys, char *name, void *arg)
 
 	if (m->sys)
 		match = !strcmp(m->sys, sys) &&
-			(!*m->name || !strcmp(m->name, "*") ||
-			 !strcmp(m->name, name));
+			(!strcmp(m->name, name) ||
+			 (m->whole_sys && (!*m->name || !strcmp(m->name, "*"))));
 	else
-		match = !strcmp(m->name, sys) || !strcmp(m->name, name);
+		match = !strcmp(m->name, name) ||
+			(m->whole_sys && !strcmp(m->name, sys));
 	if (!match || ivr_native_find(sys, name) || ivr_listed(sys, name))
 		return 0;
+	/* One event that cannot be added does not stop the others. */
 	ret = ivr_generic_add(sys, name);
 	if (!ret)
 		m->added++;
-	return ret;
+	else if (!m->err)
+		m->err = ret;
+	return 0;
+}
+
+static bool ivr_native_sys(const char *sys)
+{
+	unsigned int i;
+
+	for (i = 0; i < ivr_nr_events; i++)
+		if (ivr_events[i].tp && !strcmp(ivr_events[i].sys, sys))
+			return true;
+	return false;
 }
 
 /**
@@ -463,32 +632,43 @@ static int ivr_match_one(char *sys, char *name, void *arg)
  *		event name, as tracefs reads it)
  * @name:	the event; "" or "*" with @sys for all of the system's
  *
- * set_event's words match the listed events; a word that matches none of
- * them comes here before it fails.  So naming an event, or a system that
- * ivring has no native probe for ("ext4:*"), adds the kernel's events in
- * the generic lane, while "sched:*" keeps meaning the native sched events
- * it always did.  Wildcard systems ("*:name", "*") never add.
+ * set_event's words match the listed events; an enabling word comes here
+ * first, to list the kernel's events it names that are not listed yet.
+ * An event's name adds that event; a system's name ("ext4:*", "ext4:",
+ * "ext4") adds all of its events, but only for a system that has no
+ * native event: "sched:*" keeps meaning the sched events that are listed,
+ * as it always did, and does not start every sched event of the kernel.
+ * Wildcard systems ("*:name", "*") never add.  An event that cannot be
+ * added (dmesg says why) does not stop the others.
  *
  * Context: with ivr_mutex held.
- * Return: how many events were added, or -errno.
+ * Return: how many events were added, or the first error when none was.
  */
 int ivr_generic_add_matching(const char *sys, const char *name)
 {
 	struct ivr_match_arg m = { .sys = sys, .name = name };
+	bool wild = !*name || !strcmp(name, "*");
 	size_t len;
 	char *list;
 	int ret;
 
 	lockdep_assert_held(&ivr_mutex);
-	if ((sys && (!*sys || !strcmp(sys, "*"))) ||
-	    (!sys && !strcmp(name, "*")))
+	if ((sys && (!*sys || !strcmp(sys, "*"))) || (!sys && wild))
+		return 0;
+	/* The common words need no look at the kernel's list. */
+	if (sys && !wild && ivr_native_find(sys, name))
+		return 0;
+	m.whole_sys = !ivr_native_sys(sys ? sys : name);
+	if (sys && wild && !m.whole_sys)
 		return 0;
 	list = ivr_kernel_events(&len);
 	if (IS_ERR(list))
 		return PTR_ERR(list);
 	ret = ivr_walk_events(list, ivr_match_one, &m);
 	kvfree(list);
-	return ret ? ret : m.added;
+	if (ret)
+		return ret;
+	return m.added || !m.err ? m.added : m.err;
 }
 
 /**
@@ -524,6 +704,8 @@ int ivr_generic_set_lane(struct ivr_event *ev, bool generic)
 		ret = ivr_event_set(ev, false);
 		if (ret)
 			return ret;
+		/* No hit in flight in the old lane while the new one starts. */
+		tracepoint_synchronize_unregister();
 	}
 	ev->lane_generic = generic;
 	if (!on)
@@ -549,7 +731,7 @@ static int ivr_avail_one(char *sys, char *name, void *arg)
 {
 	struct ivr_avail_arg *a = arg;
 
-	if (ivr_native_find(sys, name))
+	if (ivr_native_find(sys, name) || !strcmp(sys, "synthetic"))
 		return 0;
 	a->len += scnprintf(a->buf + a->len, a->size - a->len,
 			    "%s:%s generic\n", sys, name);
@@ -613,11 +795,28 @@ void ivr_generic_init(void)
 	ivr_generic_next_id = ivr_nr_events + 2;	/* after the marker's */
 	/* Without tracefs the native events still work: it says so. */
 	ivr_tracefs_init();
+	ivr_cpuhp_state = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
+						    "ivring/generic:online",
+						    ivr_generic_cpu_online,
+						    NULL);
+	if (ivr_cpuhp_state < 0)
+		pr_warn("cannot follow CPU hotplug: %d; a CPU that goes offline and back loses its generic events until they are enabled again\n",
+			ivr_cpuhp_state);
+}
+
+/* Before the events are disabled for good: no work may enable one again. */
+void ivr_generic_stop(void)
+{
+	if (ivr_cpuhp_state >= 0)
+		cpuhp_remove_state_nocalls(ivr_cpuhp_state);
+	ivr_cpuhp_state = -1;
+	cancel_work_sync(&ivr_hotplug_work);
 }
 
 /* After every event was disabled and the probes synchronised. */
 void ivr_generic_exit(void)
 {
+	ivr_generic_stop();
 	struct ivr_generic *g, *tmp;
 	unsigned int i;
 

@@ -43,6 +43,7 @@ struct ivr_generic {
 
 /* generic.c; all but init and exit under ivr_mutex */
 void ivr_generic_init(void);
+void ivr_generic_stop(void);
 void ivr_generic_exit(void);
 int ivr_generic_set(struct ivr_event *ev, bool on);
 int ivr_generic_set_lane(struct ivr_event *ev, bool generic);

@@ -146,8 +146,10 @@ static void __exit ivr_exit(void)
 {
 	/* The clock poller first: it answers for the instance we remove. */
 	ivr_sync_stop();
-	/* No sysfs write may enable a probe behind our back. */
+	/* No sysfs write may enable a probe behind our back, */
 	ivr_sysfs_exit();
+	/* nor a CPU coming online a perf counter. */
+	ivr_generic_stop();
 	/* Probes next: their code and the instance must outlive them. */
 	ivr_events_disable_all();
 	ivr_pci_unregister();

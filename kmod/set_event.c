@@ -9,9 +9,9 @@
  *   !WORD       disables instead                     an event or a system
  *
  * Words match the listed events: the native ones and the generic ones
- * added so far.  A word that matches none of them, and names a system or
- * an event (no '*' for the system), adds the kernel's events that it
- * names, in the generic lane (generic.c), and enables them.
+ * added so far.  An enabling word that names an event, or a system with
+ * no native event, first adds the kernel's events it names that are not
+ * listed yet, in the generic lane (generic.c).
  *
  * sysfs cannot see O_TRUNC, so a write only adds (or, with !, removes), as
  * tracefs's "echo ... >> set_event" does; a write of nothing but blanks
@@ -49,7 +49,12 @@ static int ivr_set_event_word(char *word)
 		if (!*sys && !*ev)
 			return -EINVAL;
 	}
-again:
+	/* The kernel's events that the word names join first (generic.c). */
+	if (on) {
+		added = ivr_generic_add_matching(sys, ev);
+		if (added < 0 && added != -ENOENT && added != -ENODEV)
+			return added;
+	}
 	ivr_for_each_event(e) {
 		if (sys ? !ivr_match(sys, e->sys) || !ivr_match(ev, e->name) :
 			  strcmp(ev, "*") && strcmp(ev, e->name) &&
@@ -60,15 +65,7 @@ again:
 		if (ret)
 			return ret;
 	}
-	if (found || !on)
-		return found ? 0 : -EINVAL;
-	/* None listed: the kernel's events of that name join (generic.c). */
-	added = ivr_generic_add_matching(sys, ev);
-	if (added < 0)
-		return added == -ENOENT || added == -ENODEV ? -EINVAL : added;
-	if (added)
-		goto again;
-	return -EINVAL;
+	return found ? 0 : -EINVAL;
 }
 
 static ssize_t set_event_store(struct kobject *kobj,

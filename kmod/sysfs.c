@@ -42,7 +42,7 @@ struct ivr_evdir {
 
 struct ivr_sysdir {
 	struct kobject kobj;
-	const char *sys;
+	char *sys;			/* its own copy: events may go */
 };
 
 static struct kobject *ivr_root, *ivr_events_kobj;
@@ -51,6 +51,12 @@ static LIST_HEAD(ivr_gen_evdirs);
 /* Grows as generic events of new systems are added; under ivr_mutex. */
 static struct ivr_sysdir **ivr_sysdirs;
 static unsigned int ivr_nr_sysdirs, ivr_sysdirs_cap;
+/*
+ * Whether set_event may add directories: from the end of init to the
+ * start of exit, which walk the directories without ivr_mutex while
+ * set_event exists.  Under ivr_mutex.
+ */
+static bool ivr_sysfs_live;
 
 /* sys NULL means every event. */
 static bool ivr_in_sys(const struct ivr_event *ev, const char *sys)
@@ -271,7 +277,10 @@ ATTRIBUTE_GROUPS(ivr_sysdir);
 
 static void ivr_sysdir_release(struct kobject *kobj)
 {
-	kfree(container_of(kobj, struct ivr_sysdir, kobj));
+	struct ivr_sysdir *d = container_of(kobj, struct ivr_sysdir, kobj);
+
+	kfree(d->sys);
+	kfree(d);
 }
 
 static struct kobj_type ivr_sysdir_ktype = {
@@ -365,23 +374,39 @@ ssize_t ivr_show_event_list(char *buf, bool enabled_only, const char *file)
 
 /*
  * Every event of the kernel with its lane (generic.c): some 1500 lines on
- * Debian's kernels, so a binary attribute, which reads past a page.  Each
- * read builds the text again; a reader that reads it in pieces while
- * events come and go (kprobe_events) may see them move.
+ * Debian's kernels, so a binary attribute, which reads past a page.  kernfs
+ * reads it a page at a time; the text is built at offset 0 and the later
+ * pieces come from that copy, so a read from the start sees one list.  Two
+ * readers at once may rebuild it under each other; each piece is still
+ * whole lines of some list.  Root's only, as tracefs's own list is.
  */
+static DEFINE_MUTEX(ivr_avail_lock);
+static char *ivr_avail_text;
+static size_t ivr_avail_len;
+
 static ssize_t available_events_read(struct file *file, struct kobject *kobj,
 				     struct bin_attribute *attr, char *buf,
 				     loff_t off, size_t count)
 {
+	ssize_t ret = 0;
 	size_t len;
-	ssize_t ret;
 	char *text;
 
-	text = ivr_generic_available(&len);
-	if (IS_ERR(text))
-		return PTR_ERR(text);
-	ret = memory_read_from_buffer(buf, count, &off, text, len);
-	kvfree(text);
+	mutex_lock(&ivr_avail_lock);
+	if (!off || !ivr_avail_text) {
+		text = ivr_generic_available(&len);
+		if (IS_ERR(text)) {
+			ret = PTR_ERR(text);
+		} else {
+			kvfree(ivr_avail_text);
+			ivr_avail_text = text;
+			ivr_avail_len = len;
+		}
+	}
+	if (!ret)
+		ret = memory_read_from_buffer(buf, count, &off, ivr_avail_text,
+					      ivr_avail_len);
+	mutex_unlock(&ivr_avail_lock);
 	return ret;
 }
 
@@ -439,7 +464,7 @@ static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 }
 
 static struct kobj_attribute ivr_tracing_on_attr = __ATTR_RW(tracing_on);
-static BIN_ATTR_RO(available_events, 0);
+static BIN_ATTR_ADMIN_RO(available_events, 0);
 static struct kobj_attribute ivr_mode_attr = __ATTR_RW(mode);
 static struct kobj_attribute ivr_reset_attr = __ATTR_WO(reset);
 
@@ -479,7 +504,11 @@ static struct ivr_sysdir *ivr_add_sysdir(const char *sys)
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return ERR_PTR(-ENOMEM);
-	d->sys = sys;
+	d->sys = kstrdup(sys, GFP_KERNEL);
+	if (!d->sys) {
+		kfree(d);
+		return ERR_PTR(-ENOMEM);
+	}
 	ret = kobject_init_and_add(&d->kobj, &ivr_sysdir_ktype, ivr_events_kobj,
 				   "%s", sys);
 	if (ret) {
@@ -524,6 +553,8 @@ int ivr_sysfs_add_event(struct ivr_event *ev)
 	unsigned int i;
 
 	lockdep_assert_held(&ivr_mutex);
+	if (!ivr_sysfs_live)
+		return -ENODEV;
 	for (i = 0; i < ivr_nr_sysdirs && !sd; i++)
 		if (!strcmp(ivr_sysdirs[i]->sys, ev->sys))
 			sd = ivr_sysdirs[i];
@@ -599,6 +630,9 @@ int ivr_sysfs_init(void)
 		ret = ivr_test_fail_init("per_cpu");
 	if (ret)
 		goto err;
+	mutex_lock(&ivr_mutex);
+	ivr_sysfs_live = true;
+	mutex_unlock(&ivr_mutex);
 	return 0;
 
 err:
@@ -613,6 +647,9 @@ void ivr_sysfs_exit(void)
 	struct ivr_evdir *d, *tmp;
 	unsigned int i;
 
+	mutex_lock(&ivr_mutex);
+	ivr_sysfs_live = false;
+	mutex_unlock(&ivr_mutex);
 	ivr_per_cpu_exit();
 	list_for_each_entry_safe(d, tmp, &ivr_gen_evdirs, node) {
 		list_del(&d->node);
@@ -632,6 +669,8 @@ void ivr_sysfs_exit(void)
 	ivr_root = NULL;
 	kfree(ivr_evdirs);
 	kfree(ivr_sysdirs);
+	kvfree(ivr_avail_text);
+	ivr_avail_text = NULL;
 	ivr_evdirs = NULL;
 	ivr_sysdirs = NULL;
 }
