@@ -29,7 +29,8 @@
 #   IVRING_VM_REQUIRED the VM tests fail, not skip, when qemu, the kernel
 #                      image or the module is missing (default 1)
 #   IVRING_VM_SMOKE    the vm/ tests run on the other kernels (default:
-#                      e2e_sched ftrace_agree long_run scribble preempt_storm)
+#                      e2e_sched ftrace_agree long_run scribble preempt_storm
+#                      generic_lane)
 #   IVRING_VM_MATRIX   1: every vm/ test on every kernel (make check-matrix)
 #
 # The scripts get IVRING_BUILD, IVRING_TOOLS and IVRING_HELPERS for the plain
@@ -304,7 +305,7 @@ vm_suite() {
 # the smoke set, or the whole suite with IVRING_VM_MATRIX=1 (make
 # check-matrix).
 export IVRING_VM_REQUIRED=${IVRING_VM_REQUIRED:-1}
-vm_smoke=${IVRING_VM_SMOKE:-e2e_sched ftrace_agree long_run scribble preempt_storm}
+vm_smoke=${IVRING_VM_SMOKE:-e2e_sched ftrace_agree long_run scribble preempt_storm generic_lane}
 vm_suite vm "$build/module/ivring.ko"
 default_kver=$(modinfo -F vermagic "$build/module/ivring.ko" 2>/dev/null | cut -d' ' -f1)
 for mod in "$build"/module-*/ivring.ko; do
