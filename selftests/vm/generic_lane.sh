@@ -29,6 +29,9 @@
 # 3. sched_switch moved to the generic lane (its lane file): its id
 #    changes, its format's fields are the kernel's, and the switches that
 #    ivring writes from then on decode with the kernel's field names.
+# 4. CPU hotplug: perf drops a CPU's counters when it goes offline; with
+#    signal_generate enabled, CPU 1 goes offline and back, and the signals
+#    that a task pinned to it then raises must be in ivring, on CPU 1.
 # Loss in the generic lane is generic_loss.sh's.
 # Exit: 0 pass, 1 fail, 4 skip (kselftest).
 
@@ -122,6 +125,17 @@ echo "GUEST-LANE $(now)"
 echo 1 > $t/tracing_on || exit 36
 sh -c 'ls -l / > /dev/null; sleep 0.1; ls -l / > /dev/null'
 echo 0 > $t/tracing_on || exit 37
+
+# Phase 4.  The module makes CPU 1's counters again from a work item.
+echo > $t/set_event || exit 40
+echo signal:signal_generate > $t/set_event || exit 41
+echo 0 > /sys/devices/system/cpu/cpu1/online || exit 42
+echo 1 > /sys/devices/system/cpu/cpu1/online || exit 43
+sleep 0.5
+echo "GUEST-HOTPLUG $(now)"
+echo 1 > $t/tracing_on || exit 44
+taskset -c 1 sh -c 'for i in 1 2 3 4 5; do sh -c "kill -USR1 \$\$"; done'
+echo 0 > $t/tracing_on || exit 45
 echo GUEST-DONE
 GUEST
 } >"$vm_tmp/guest.sh"
@@ -134,9 +148,10 @@ grep -q '^GUEST-RMMOD-OK$' "$vm_tmp/console" || fail "phase 1 did not finish"
 ton=$(sed -n 's/^GUEST-TON \([0-9][0-9.]*\)$/\1/p' "$vm_tmp/console")
 toff=$(sed -n 's/^GUEST-TOFF \([0-9][0-9.]*\)$/\1/p' "$vm_tmp/console")
 tlane=$(sed -n 's/^GUEST-LANE \([0-9][0-9.]*\)$/\1/p' "$vm_tmp/console")
+thot=$(sed -n 's/^GUEST-HOTPLUG \([0-9][0-9.]*\)$/\1/p' "$vm_tmp/console")
 sym=$(sed -n 's/^GUEST-SYM \([0-9a-f]*\)$/\1/p' "$vm_tmp/console")
-if [ -z "$ton" ] || [ -z "$toff" ] || [ -z "$tlane" ]; then
-	fail "no GUEST-TON/TOFF/LANE clock readings"
+if [ -z "$ton" ] || [ -z "$toff" ] || [ -z "$tlane" ] || [ -z "$thot" ]; then
+	fail "no GUEST-TON/TOFF/LANE/HOTPLUG clock readings"
 fi
 [ -n "$sym" ] || fail "no address of vfs_getattr_nosec from the guest"
 
@@ -197,6 +212,12 @@ vm_lost($0) { bad("lost events: " $0); next }
 	if ((c in last) && ev_ts < last[c] && nback++ < 5)
 		bad("cpu" c ": time goes back from " last[c] " to " ev_ts_str)
 	last[c] = ev_ts
+	if (ev_ts > thot) {
+		# Phase 4: the signals of the task pinned to CPU 1.
+		if (ev_name != "signal_generate") { bad("phase 4 has " $0); next }
+		if (c == 1 && index(ev_info, "sig=10 ")) hot++
+		next
+	}
 	if (ev_ts > tlane) {
 		# Phase 3: sched_switch alone, through the generic lane.
 		if (ev_name != "sched_switch") { bad("phase 3 has " $0); next }
@@ -226,10 +247,12 @@ END {
 		nlane += lane[c]
 	}
 	if (!nlane) bad("no sched_switch through the generic lane in phase 3")
+	printf "# cpu1, back online: %d of 5 SIGUSR1 signal_generate\n", hot
+	if (hot != 5) bad("cpu1 back online: " hot + 0 " of the 5 signals in ivring")
 	if (!masks) bad("no kprobe event with its request_mask")
 	print offmark > markf
 	exit fails ? 1 : 0
-}' -v sym="$sym" -v tlane="$tlane" -v ftf="$vm_tmp/ft" -v ivf="$vm_tmp/iv" \
+}' -v sym="$sym" -v tlane="$tlane" -v thot="$thot" -v ftf="$vm_tmp/ft" -v ivf="$vm_tmp/iv" \
 	-v markf="$vm_tmp/offmark" "$vm_tmp/console" "$vm_tmp/events" ||
 	fail "the events of the two lanes are not as expected"
 
