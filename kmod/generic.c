@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
- * The generic lane: any event that the kernel can trace (a tracepoint, a
- * kprobe or uprobe event made in tracefs, a synthetic event) reaches the
- * segment as the kernel's own raw record, without capture code of ours.
+ * The generic lane: any event that the kernel can trace through perf (a
+ * tracepoint, a kprobe or uprobe event made in tracefs; not a synthetic
+ * event, which has no perf probe) reaches the segment as the kernel's own
+ * raw record, without capture code of ours.
  *
  * For each enabled event the module creates one perf counter per online
  * CPU with perf_event_create_kernel_counter(): type PERF_TYPE_TRACEPOINT,
- * the event's id as config, a sample period of 1 and PERF_SAMPLE_RAW.  The
+ * the event's id as config, a sample period of 1, PERF_SAMPLE_RAW and
+ * PERF_SAMPLE_PERIOD (below).  The
  * kernel then builds, at every hit, the record that the event's tracefs
  * format describes (perf and ftrace share the TRACE_EVENT() layout) and
  * calls our overflow handler with it, on the hitting CPU, in the hit's own
@@ -17,8 +19,8 @@
  * them per CPU as one stream.  Perf's raw records are what `perf record
  * -e sys:event` stores; only exported interfaces are used.
  *
- * The format text is the kernel's too: tracefs's events/<sys>/<event>/format,
- * read through a private mount (tracefs.c).  Only its "ID:" line changes,
+ * The format text is the kernel's too: tracefs's events/<sys>/<event>/format
+ * (tracefs.c), read again at each enable in case the event changed.  Only its "ID:" line changes,
  * to an id of ivring's (past the native ones), which also goes in the
  * record's common_type: the kernel's ids overlap the native ones.
  *
@@ -33,10 +35,11 @@
  * would mark every event irqs-off.
  *
  * Losses: a record that finds no room is counted by the writer as any
- * dropped event.  Perf itself drops a record only when an event fires
- * inside perf's handling of another in the same context (its recursion
- * guard); nothing in the handler below hits a tracepoint, and perf gives
- * no count of those it drops.  PERF_SAMPLE_PERIOD makes every hit one
+ * dropped event.  Perf itself drops a record, and counts it nowhere, when
+ * an event fires inside perf's handling of another in the same context
+ * (its recursion guard; nothing in the handler below hits a tracepoint),
+ * when a BPF program attached to the event returns 0, and when the record
+ * is over PERF_MAX_TRACE_SIZE (RING-DESIGN, section 10).  PERF_SAMPLE_PERIOD makes every hit one
  * overflow, whatever it adds to the count: without it, an event that
  * counts by a field (__perf_count(), as sched_stat_runtime's runtime)
  * overflows a period-1 counter once per unit, up to perf's throttle (400
