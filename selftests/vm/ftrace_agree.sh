@@ -113,11 +113,14 @@ exit_state() {
 	sed 's/ prev_state=[XZ] / prev_state=X|Z /'
 }
 ncpu=0
+: >"$vm_tmp/ft"
+: >"$vm_tmp/iv"
 # shellcheck disable=SC2013 # one CPU number a line
 for c in $(sed -n 's/^FTRACE-COUNT \([0-9]*\) .*/\1/p' "$vm_tmp/console"); do
 	ncpu=$((ncpu + 1))
-	sed -n "s/^FTRACE-EV $c [0-9.]* //p" "$vm_tmp/console" | exit_state >"$vm_tmp/ft.$c"
-	sed -n "s/^FTRACE-EV $c \([0-9.]*\) .*/\1/p" "$vm_tmp/console" >"$vm_tmp/ftts.$c"
+	# "CPU TS KEY" lines for vm_check_ftrace_run (lib.sh).
+	sed -n "s/^FTRACE-EV \($c [0-9.]*\) /\1 /p" "$vm_tmp/console" | exit_state >"$vm_tmp/ft.$c"
+	cat "$vm_tmp/ft.$c" >>"$vm_tmp/ft"
 	want=$(sed -n "s/^FTRACE-COUNT $c //p" "$vm_tmp/console")
 	got=$(wc -l <"$vm_tmp/ft.$c")
 	if [ "$want" != "$got" ]; then
@@ -127,57 +130,15 @@ for c in $(sed -n 's/^FTRACE-COUNT \([0-9]*\) .*/\1/p' "$vm_tmp/console"); do
 	ov=$(sed -n "s/^FTRACE-STATS $c overrun: //p" "$vm_tmp/console")
 	[ "$ov" = 0 ] || { echo "not ok: cpu$c: ftrace overrun $ov"; fails=1; }
 	ci=$(printf '%03d' "$c")
-	grep "\[$ci\]" "$vm_tmp/events" | sed 's/^.*sched_switch: *//' | exit_state >"$vm_tmp/iv.$c"
-	# ivring's run inside ftrace's: the offset where it starts, or fail.
-	awk -v c="$c" -v max_edge="$max_edge" -v ivf="$vm_tmp/iv.$c" \
-		-v tsf="$vm_tmp/ftts.$c" -v ton="$ton" -v toff="$toff" -v offmark="$offmark" '
-	{ ft[++nft] = $0 }
-	END {
-		while ((getline l < ivf) > 0) iv[++niv] = l
-		printf "# cpu%d: ftrace %d sched_switch events, ivring %d\n", c, nft, niv
-		if (niv < 20) { printf "not ok: cpu%d: only %d ivring events\n", c, niv; exit 1 }
-		found = 0
-		for (s = 0; s + niv <= nft && !found; s++) {
-			if (ft[s + 1] != iv[1]) continue
-			for (i = 2; i <= niv && ft[s + i] == iv[i]; i++) ;
-			if (i > niv) found = s + 1
-		}
-		if (!found) {
-			# Show where the longest match from the first event breaks.
-			best = 0; at = 0
-			for (s = 0; s < nft; s++) {
-				for (i = 1; i <= niv && s + i <= nft && ft[s + i] == iv[i]; i++) ;
-				if (i - 1 > best) { best = i - 1; at = s }
-			}
-			printf "not ok: cpu%d: ivring'"'"'s sequence is not a contiguous run of ftrace'"'"'s; the longest run matches %d of %d events\n", c, best, niv
-			printf "#   ivring event %d: %s\n#   ftrace event %d: %s\n", best + 1, iv[best + 1], at + best + 1, ft[at + best + 1]
-			exit 1
-		}
-		while ((getline l < tsf) > 0) ts[++nts] = l + 0
-		if (nts != nft) { printf "not ok: cpu%d: %d time stamps for %d events\n", c, nts, nft; exit 1 }
-		# After: up to the mark ftrace got once ivring was off.
-		pre = found - 1; post = 0
-		for (i = found + niv; i <= nft; i++)
-			if (ts[i] <= offmark) post++
-		printf "# cpu%d: ivring = ftrace events %d..%d; ftrace alone: %d before, %d after (%d more in the wait)\n", c, found, found + niv - 1, pre, post, nft - (found - 1 + niv) - post
-		if (pre > max_edge || post > max_edge) {
-			printf "not ok: cpu%d: more than %d ftrace-only events at an edge\n", c, max_edge
-			exit 1
-		}
-		bad = 0
-		for (i = 1; i <= nft; i++)
-			if ((i < found || i >= found + niv) && ts[i] > ton && ts[i] < toff) {
-				printf "not ok: cpu%d: ftrace event %d at %.6f is inside ivring'"'"'s window %.6f..%.6f but not in ivring\n", c, i, ts[i], ton, toff
-				bad = 1
-			}
-		if (bad) exit 1
-		printf "# cpu%d: every ftrace event within ivring'"'"'s window %.6f..%.6f is in ivring; the shared ones are at %.6f..%.6f in ftrace\n", c, ton, toff, ts[found], ts[found + niv - 1]
-	}' "$vm_tmp/ft.$c" || fails=1
+	grep "\[$ci\]" "$vm_tmp/events" | sed "s/^.*sched_switch: */$c 0 /" | exit_state >>"$vm_tmp/iv"
 done
 [ "$ncpu" = 2 ] || { echo "not ok: ftrace output for $ncpu CPUs, expected 2"; fails=1; }
 nall=$(grep -c '\[[0-9]*\]' "$vm_tmp/events")
-nsum=$(cat "$vm_tmp"/iv.* 2>/dev/null | wc -l)
+nsum=$(wc -l <"$vm_tmp/iv")
 [ "$nall" = "$nsum" ] || { echo "not ok: $nall ivring events but $nsum on the CPUs ftrace has"; fails=1; }
+# Per CPU, ivring's run inside ftrace's, at least 20 events, its edges.
+vm_check_ftrace_run "$vm_tmp/iv" "$vm_tmp/ft" "$ton" "$toff" "$offmark" \
+	"$max_edge" 20 sched_switch
 
 [ $fails = 0 ] || exit 1
 echo "ok ftrace_agree (guest run ${vm_secs}s)"
