@@ -47,8 +47,17 @@ static int check_generation(struct ivring *r)
 		return 0;
 
 	ret = ivr_load_header(r);
-	if (ret == -EAGAIN || ret == -ENOTTY)
+	if (ret == -EAGAIN)
 		return 1;	/* mid-format: the magic comes back last */
+	/*
+	 * A writer clears the magic only after it has stored FORMATTING, so
+	 * a segment that this handle read whose magic is gone while it is
+	 * not being formatted was overwritten: damage, not a wait.
+	 */
+	if (ret == -ENOTTY)
+		ivr_err(r, ret,
+			"%s: the segment's magic was overwritten (%#llx) while the guest was not formatting it; is the segment damaged?",
+			r->path, (unsigned long long)LOAD(&live->magic));
 	/* The header that failed us last time, unchanged: the same answer. */
 	if (!ret && r->attach_err && !memcmp(&r->hdr, &r->failed_hdr, sizeof(r->hdr)))
 		return ivr_err(r, r->attach_err, "%s", r->attach_msg);

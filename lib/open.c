@@ -107,6 +107,14 @@ int ivr_check_header(struct ivring *r, const struct ivring_header *h)
 {
 	u32 sb = h->subbuf_size;
 
+	/*
+	 * First: a copy taken as a re-format began holds FORMATTING with the
+	 * magic already cleared (ivring_format() stores them in that order),
+	 * which is a wait, not a segment that is not ours.
+	 */
+	if (h->state == IVRING_STATE_FORMATTING)
+		return ivr_err(r, -EAGAIN, "%s: the guest is formatting the segment; try again",
+			       r->path);
 	if (h->magic != IVRING_MAGIC)
 		return ivr_err(r, -ENOTTY,
 			       "%s: not an ivring segment (magic %#llx); is the module loaded in the guest?",
@@ -123,9 +131,6 @@ int ivr_check_header(struct ivring *r, const struct ivring_header *h)
 			       "%s: segment truncated: header says %llu bytes, file has %zu",
 			       r->path, (unsigned long long)h->segment_size,
 			       r->map_len);
-	if (h->state == IVRING_STATE_FORMATTING)
-		return ivr_err(r, -EAGAIN, "%s: the guest is formatting the segment; try again",
-			       r->path);
 	if (h->state != IVRING_STATE_LIVE && h->state != IVRING_STATE_STOPPED)
 		return ivr_err(r, -EINVAL, "%s: unknown segment state %u", r->path,
 			       h->state);

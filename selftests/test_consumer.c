@@ -174,6 +174,60 @@ TEST_F(consumer, failed_reattach)
 }
 
 /*
+ * The magic of a segment the reader attached to is overwritten while the
+ * header does not say FORMATTING: no honest writer leaves it so (it stores
+ * FORMATTING before it clears the magic), so every call, by events, by
+ * pages and by a recording, says the segment is damaged rather than wait
+ * for a re-format that never comes.  A re-format then is followed.
+ */
+TEST_F(consumer, magic_overwritten)
+{
+	struct ivring_header *h = self->s.w.hdr, saved = *h;
+	struct ivring_rec_opts ro = { .sz = sizeof(ro),
+				      .format = IVRING_REC_TRACE_DAT };
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	char dir[] = "/tmp/ivring-consumer.XXXXXX", out[64];
+	struct ivring_event ev;
+	struct ivring_rec *w;
+	struct ivring *r;
+	u64 next;
+	int i;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/t.dat", dir);
+	ASSERT_EQ(0, seg_open(&self->s, 0, &r));
+	ASSERT_EQ(0, ivring__rec_open(r, out, &ro, &w));
+	ASSERT_EQ(0, read_run(r, 0, 10, &next));
+
+	h->magic = 0xffffffff;
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(-ENOTTY, ivring__next(r, &ev));
+		ASSERT_NE(NULL, strstr(ivring__errmsg(r), "magic was overwritten"))
+			TH_LOG("%s", ivring__errmsg(r));
+		ASSERT_EQ(-ENOTTY, ivring__read_page(r, 0, &pg, 0));
+		ASSERT_EQ(-ENOTTY, ivring__rec_read(w, r, 0, 0, &pg));
+		ASSERT_NE(NULL, strstr(ivring__rec_errmsg(w), "magic was overwritten"))
+			TH_LOG("%s", ivring__rec_errmsg(w));
+		ASSERT_EQ(-ENOTTY, ivring__poll(r, 0));
+	}
+	ivring__rec_close(w, NULL, 0);
+
+	/* Mid-format, the magic cleared after FORMATTING: a wait. */
+	h->state = IVRING_STATE_FORMATTING;
+	h->magic = 0;
+	ASSERT_EQ(0, ivring__next(r, &ev));
+
+	*h = saved;
+	h->generation += 3;
+	ASSERT_EQ(-ESTALE, ivring__next(r, &ev));
+	ASSERT_EQ(0, read_run(r, 0, -1, &next));
+	ASSERT_EQ(NR_EVENTS, next);
+	ivring__close(r);
+	snprintf(out, sizeof(out), "rm -rf %s", dir);
+	ASSERT_EQ(0, system(out));
+}
+
+/*
  * Loss that a look at the ring found but no returned event reported yet:
  * a commit or a close then must leave it for the next reader to report.
  */
