@@ -20,9 +20,9 @@
 #   make clean
 #   V=1 shows the commands.  WERROR=0 turns warnings back into warnings.
 #
-# Nothing lists source files: lib/*.c is the library; kmod/ring_write.c and
-# kmod/ring_format.c are the shared writer; tools/ivring-*.c are programs and
-# the other tools/*.c helper objects; selftests/test_*.c are tests,
+# Nothing lists source files: lib/*.c is the library; include/writer/*.c
+# is the ring writer that the module and userspace share; tools/ivring-*.c
+# are programs and the other tools/*.c helper objects; selftests/test_*.c are tests,
 # selftests/bench_*.c benchmarks, and the other selftests/*.c are helper
 # programs (if they define main()) or helper objects linked into the tests.
 #
@@ -101,9 +101,9 @@ TOOL_LIBS	:= $(URCU_LIBS) $(LIBS)
 
 # Who may include whom (DESIGN.md, "Layout"): one include path per folder.
 lib_INC		:= -Iinclude/uapi -Ilib $(TEP_CFLAGS) -fvisibility=hidden
-kmod_INC	:= -Iinclude/uapi -Ikmod
-tools_INC	:= -Iinclude/uapi -Ilib -Ikmod -Itools $(TEP_CFLAGS)
-selftests_INC	:= -Iinclude/uapi -Ilib -Ikmod -Itools -Iselftests \
+writer_INC	:= -Iinclude/uapi -Iinclude/writer
+tools_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools $(TEP_CFLAGS)
+selftests_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools -Iselftests \
 		   -isystem $(KSFT_DIR) $(TEP_CFLAGS) \
 		   -DIVRING_SELFTESTS_DATA=\"$(CURDIR)/selftests/data\"
 
@@ -119,7 +119,7 @@ tsan_LDFLAGS	:= -fsanitize=thread
 # --- sources --------------------------------------------------------------
 
 LIB_SRCS	:= $(sort $(wildcard lib/*.c))
-WRITER_SRCS	:= kmod/ring_write.c kmod/ring_format.c
+WRITER_SRCS	:= $(sort $(wildcard include/writer/*.c))
 TOOL_PROGS	:= $(patsubst tools/%.c,%,$(sort $(wildcard tools/ivring-*.c)))
 TOOL_HELPERS	:= $(filter-out tools/ivring-%.c,$(sort $(wildcard tools/*.c)))
 TESTS_C		:= $(patsubst selftests/%.c,%,$(sort $(wildcard selftests/test_*.c)))
@@ -153,10 +153,10 @@ $(B)/$(1)/lib/%.o: lib/%.c
 	$(Q)mkdir -p $$(@D)
 	$(Q)$$(CC) $$($(1)_CFLAGS) $$(BASE_CFLAGS) $$(lib_INC) -c -o $$@ $$<
 
-$(B)/$(1)/kmod/%.o: kmod/%.c
+$(B)/$(1)/include/writer/%.o: include/writer/%.c
 	$$(call msg,CC,$$@)
 	$(Q)mkdir -p $$(@D)
-	$(Q)$$(CC) $$($(1)_CFLAGS) $$(BASE_CFLAGS) $$(kmod_INC) -c -o $$@ $$<
+	$(Q)$$(CC) $$($(1)_CFLAGS) $$(BASE_CFLAGS) $$(writer_INC) -c -o $$@ $$<
 
 $(B)/$(1)/tools/%.o: tools/%.c
 	$$(call msg,CC,$$@)
@@ -390,7 +390,8 @@ MAN3_LINKS	:= $(shell sed -n 's/^[[:space:]]*\(ivring__[a-z_]*\);$$/\1/p' \
 
 # The module's sources and a dkms.conf, for "dkms install ivring/$(VERSION)".
 # The test build's hooks need IVRING_TEST, which DKMS never sets.
-DKMS_SRCS	:= Kbuild include/uapi/linux/ivring.h $(wildcard kmod/*.[ch])
+DKMS_SRCS	:= Kbuild include/uapi/linux/ivring.h \
+		   $(wildcard include/writer/*.[ch]) $(wildcard kmod/*.[ch])
 
 install-dkms:
 	$(foreach f,$(DKMS_SRCS),$(INSTALL) -D -m 644 $(f) $(DESTDIR)$(dkmsdir)/$(f);)
@@ -436,7 +437,8 @@ deps:
 
 # Kbuild writes its objects next to the sources, and 6.1 has no separate
 # output directory for external modules, so it builds in a directory of
-# symbolic links to Kbuild, include/ and kmod/*.[ch]:
+# symbolic links to Kbuild, include/uapi/, include/writer/*.[ch] and
+# kmod/*.[ch] (the directories that get objects are real ones):
 #   build/module/            ivring.ko for KDIR (the default kernel)
 #   build/module-test/       the same with IVRING_TEST: fault injection and
 #                            the test hooks that selftests/vm needs
@@ -449,12 +451,16 @@ MOD_DIR		:= $(abspath $(B)/module)
 # in what DKMS builds for a user: a future kernel's new warning must not
 # keep the module from loading.
 define build_module
-	$(Q)mkdir -p $(1)/kmod
-	$(Q)find $(1)/kmod -maxdepth 1 -type l -delete
+	$(Q)if [ -L $(1)/include ]; then rm $(1)/include; fi
+	$(Q)mkdir -p $(1)/kmod $(1)/include/writer
+	$(Q)find $(1)/kmod $(1)/include/writer -maxdepth 1 -type l -delete
 	$(Q)ln -sfn $(CURDIR)/Kbuild $(1)/Kbuild
-	$(Q)ln -sfn $(CURDIR)/include $(1)/include
+	$(Q)ln -sfn $(CURDIR)/include/uapi $(1)/include/uapi
 	$(Q)for f in $(wildcard $(CURDIR)/kmod/*.[ch]); do \
 		ln -sf $$f $(1)/kmod/; \
+	done
+	$(Q)for f in $(wildcard $(CURDIR)/include/writer/*.[ch]); do \
+		ln -sf $$f $(1)/include/writer/; \
 	done
 	$(Q)test -r $(2)/Makefile || { echo "no kernel headers in" \
 		"KDIR=$(2); install linux-headers-amd64 (make deps)" >&2; \

@@ -64,7 +64,7 @@ static void ivr_sync_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ivr_sync_work, ivr_sync_fn);
 
 /* Answer while requests keep coming, within one burst's limits. */
-static void ivr_sync_burst(struct ivring_writer *w, u64 t0)
+static void ivr_sync_burst(struct ivw_writer *w, u64 t0)
 {
 	u64 now = t0, tail = t0 + IVR_SYNC_FIRST_NS;
 	u64 end = t0 + IVR_SYNC_BURST_NS;
@@ -73,10 +73,10 @@ static void ivr_sync_burst(struct ivring_writer *w, u64 t0)
 	while (now < tail && now < end) {
 		cpu_relax();
 		now = ktime_get_mono_fast_ns();
-		ret = ivring_sync_answer(w);
-		if (ret == IVR_SYNC_ENDED)
+		ret = ivw_sync_answer(w);
+		if (ret == IVW_SYNC_ENDED)
 			break;
-		if (ret == IVR_SYNC_ANSWERED) {
+		if (ret == IVW_SYNC_ANSWERED) {
 			ivr_sync.answers++;
 			tail = now + IVR_SYNC_TAIL_NS;
 		}
@@ -97,7 +97,7 @@ static void ivr_sync_fn(struct work_struct *work)
 		t0 = ktime_get_mono_fast_ns();
 		inst = rcu_dereference_protected(ivr_inst,
 						 lockdep_is_held(&ivr_mutex));
-		if (inst && ivring_sync_answer(&inst->w) == IVR_SYNC_ANSWERED) {
+		if (inst && ivw_sync_answer(&inst->w) == IVW_SYNC_ANSWERED) {
 			ivr_sync.answers++;
 			ivr_sync.last_answer = t0;
 			if (t0 >= ivr_sync.next_burst)

@@ -189,7 +189,7 @@ static __always_inline unsigned int ivr_mm_id(const struct mm_struct *mm)
 		const struct ivr_event *__ev = __data; \
 		struct ivr_dyn_##class __dyn; \
 		struct ivr_raw_##class *__e; \
-		struct ivring_writer *__w; \
+		struct ivw_writer *__w; \
 		unsigned int __cpu; \
 		u32 __off = sizeof(*__e); \
 		\

@@ -106,7 +106,7 @@ static notrace void ivr_generic_overflow(struct perf_event *pe,
 {
 	struct ivr_generic *g = pe->overflow_handler_context;
 	const struct perf_raw_frag *frag;
-	struct ivring_writer *w;
+	struct ivw_writer *w;
 	struct ivr_common *c;
 	unsigned int cpu;
 	u32 len = 0;
@@ -222,7 +222,7 @@ static int ivr_generic_store_format(struct ivr_generic *g,
 
 	if (!inst || g->format_gen == inst->w.generation)
 		return 0;
-	ret = ivring_add_format(&inst->w, g->ev.id, g->ev.sys, g->format,
+	ret = ivw_add_format(&inst->w, g->ev.id, g->ev.sys, g->format,
 				g->format_len);
 	if (ret == -ENOSPC)
 		pr_err("the segment's format area is full (%u bytes of formats); %s:%s cannot be enabled until the segment is formatted again (reset)\n",
@@ -342,7 +342,7 @@ static int ivr_generic_cpu_online(unsigned int cpu)
  * @inst:	an instance being formatted, not yet published
  *
  * Context: with ivr_mutex held.
- * Return: 0 or ivring_add_format()'s error.
+ * Return: 0 or ivw_add_format()'s error.
  */
 int ivr_generic_add_formats(struct ivr_instance *inst)
 {

@@ -22,7 +22,7 @@
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
-#include "ring_write.h"
+#include "ring_writer.h"
 
 #define IVR_NAME	"ivring"
 
@@ -41,9 +41,9 @@ struct ivr_instance {
 	struct pci_dev *pdev;
 	void *base;			/* BAR2, memremap()ed write-back */
 	u64 size;
-	struct ivring_writer w;
+	struct ivw_writer w;
 	void *cpus_mem;			/* kvcalloc()ed, holds w.cpus */
-	struct ivring_slot *slots;
+	struct ivw_slot *slots;
 	bool thaw_publish;		/* published when frozen; under ivr_mutex */
 };
 

@@ -100,7 +100,7 @@ static int __init ivr_init(void)
 	int ret;
 
 	/* The writer moves its tail and timestamp with one cmpxchg16b. */
-	if (!ivr_has_cmpxchg_double()) {
+	if (!ivw_has_cmpxchg_double()) {
 		pr_err("this CPU lacks cmpxchg16b, which the ring writer needs; use a CPU model that has it (e.g. qemu -cpu max)\n");
 		return -ENODEV;
 	}

@@ -60,7 +60,7 @@ static ssize_t trace_marker_store(struct kobject *kobj,
 				  const char *buf, size_t count)
 {
 	struct ivr_raw_marker *e;
-	struct ivring_writer *w;
+	struct ivw_writer *w;
 	unsigned int cpu;
 	size_t len = count;
 	u32 room;

@@ -71,11 +71,11 @@ static u64 ivr_new_generation(const struct ivring_header *old)
  * per cache line avoids false sharing; kvcalloc() promises neither for
  * every size, so over-allocate and align.
  */
-static struct ivring_writer_cpu *ivr_alloc_cpus(u32 nr_cpus, void **mem)
+static struct ivw_cpu *ivr_alloc_cpus(u32 nr_cpus, void **mem)
 {
-	size_t align = __alignof__(struct ivring_writer_cpu);
+	size_t align = __alignof__(struct ivw_cpu);
 
-	*mem = kvcalloc(1, (size_t)nr_cpus * sizeof(struct ivring_writer_cpu) +
+	*mem = kvcalloc(1, (size_t)nr_cpus * sizeof(struct ivw_cpu) +
 			align - 1, GFP_KERNEL);
 	if (!*mem)
 		return NULL;
@@ -104,7 +104,7 @@ static int ivr_add_formats(struct ivr_instance *inst)
 			ret = len;
 			break;
 		}
-		ret = ivring_add_format(&inst->w, ev->id, ev->sys, buf, len);
+		ret = ivw_add_format(&inst->w, ev->id, ev->sys, buf, len);
 		if (ret)
 			pci_err(inst->pdev, "cannot store the format of %s:%s: %d\n",
 				ev->sys, ev->name, ret);
@@ -116,7 +116,7 @@ static int ivr_add_formats(struct ivr_instance *inst)
 /* Lay the segment out in the mapped BAR2 and make it LIVE. */
 static int ivr_format_segment(struct ivr_instance *inst)
 {
-	struct ivring_params p = {
+	struct ivw_params p = {
 		.segment_size = inst->size,
 		.nr_cpus = nr_cpu_ids,
 		.subbuf_size = ivr_subbuf_size,
@@ -127,11 +127,11 @@ static int ivr_format_segment(struct ivr_instance *inst)
 		.flags = IVRING_F_CLOCK_SYNC,
 	};
 	struct ivring_header lay;
-	struct ivring_writer_cpu *cpus;
+	struct ivw_cpu *cpus;
 	u64 need;
 	int ret;
 
-	ret = ivring_layout(&p, &lay, &need);
+	ret = ivw_layout(&p, &lay, &need);
 	if (ret == -ENOSPC) {
 		pci_err(inst->pdev, "BAR2 has %llu bytes, the layout needs %llu (%u CPUs, subbuf_size=%u, %u sub-buffers each at least); give ivshmem a larger size or load with a smaller subbuf_size\n",
 			inst->size, need, p.nr_cpus, p.subbuf_size,
@@ -150,7 +150,7 @@ static int ivr_format_segment(struct ivr_instance *inst)
 	if (!cpus || !inst->slots)
 		return -ENOMEM;
 
-	ret = ivring_format(&inst->w, inst->base, &p,
+	ret = ivw_format(&inst->w, inst->base, &p,
 			    ivr_new_generation(inst->base), cpus, inst->slots);
 	if (ret)
 		return ret;
@@ -161,10 +161,10 @@ static int ivr_format_segment(struct ivr_instance *inst)
 		ret = ivr_test_fail_format();
 	if (ret) {
 		/* A reader must not wait for a segment that never goes live. */
-		ivring_set_state(&inst->w, IVRING_STATE_STOPPED);
+		ivw_set_state(&inst->w, IVRING_STATE_STOPPED);
 		return ret;
 	}
-	ivring_set_state(&inst->w, IVRING_STATE_LIVE);
+	ivw_set_state(&inst->w, IVRING_STATE_LIVE);
 	pci_info(inst->pdev, "segment of %llu bytes: %u CPUs x %u sub-buffers of %u bytes, %s mode, generation %#llx\n",
 		 inst->size, p.nr_cpus, lay.nr_subbufs, p.subbuf_size,
 		 p.mode == IVRING_MODE_OVERWRITE ? "overwrite" : "discard",
@@ -201,7 +201,7 @@ static void ivr_unpublish(struct ivr_instance *inst)
 static void ivr_stop(struct ivr_instance *inst, const char *why)
 {
 	ivr_unpublish(inst);
-	ivring_set_state(&inst->w, IVRING_STATE_STOPPED);
+	ivw_set_state(&inst->w, IVRING_STATE_STOPPED);
 	pci_info(inst->pdev, "segment generation %#llx stopped (%s)\n",
 		 inst->w.generation, why);
 }
@@ -216,7 +216,7 @@ static int ivr_instance_format(struct ivr_instance *inst)
 	ret = ivr_format_segment(inst);
 	if (ret) {
 		/* Keep the device: reset may try again, remove() frees. */
-		ivring_set_state(&inst->w, IVRING_STATE_STOPPED);
+		ivw_set_state(&inst->w, IVRING_STATE_STOPPED);
 		return ret;
 	}
 	/* Paired with rcu_dereference_sched() in ivr_probe_begin(). */

@@ -46,12 +46,12 @@ static int ivr_emit_ts(char *buf, int len, const char *what, u64 ns)
  * Time stamp of the oldest sub-buffer that the ring still holds, or 0, from
  * the writer's slot records: the page's own time_stamp is host memory.
  */
-static u64 ivr_oldest_ts(const struct ivring_writer *w, unsigned int cpu)
+static u64 ivr_oldest_ts(const struct ivw_writer *w, unsigned int cpu)
 {
-	const struct ivring_writer_cpu *c = &w->cpus[cpu];
+	const struct ivw_cpu *c = &w->cpus[cpu];
 	u64 commit = READ_ONCE(c->commit_seq);
 	u64 seq = commit >= w->nr_subbufs ? commit - (w->nr_subbufs - 1) : 0;
-	const struct ivring_slot *sl;
+	const struct ivw_slot *sl;
 	u32 slot;
 	u64 ts;
 
@@ -76,7 +76,7 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	unsigned int cpu = container_of(kobj, struct ivr_cpudir, kobj)->cpu;
 	const struct ivr_instance *inst;
-	const struct ivring_cpu_counts *s;
+	const struct ivw_cpu_counts *s;
 	int len = 0;
 
 	mutex_lock(&ivr_mutex);
@@ -91,7 +91,7 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 	len += sysfs_emit_at(buf, len, "bytes: %llu\n", READ_ONCE(s->bytes));
 	len += ivr_emit_ts(buf, len, "oldest event ts",
 			   ivr_oldest_ts(&inst->w, cpu));
-	len += ivr_emit_ts(buf, len, "now ts", ivring_clock(&inst->w));
+	len += ivr_emit_ts(buf, len, "now ts", ivw_clock(&inst->w));
 	len += sysfs_emit_at(buf, len, "dropped events: %llu\n",
 			     READ_ONCE(s->dropped));
 	len += sysfs_emit_at(buf, len, "rejected events: %llu\n",

@@ -112,7 +112,7 @@ static __always_inline void ivr_test_preempt_point(void) { }
  * (its synchronize_rcu()) waits for before an instance is freed.
  */
 static __always_inline void *ivr_probe_reserve(u32 len,
-					       struct ivring_writer **w,
+					       struct ivw_writer **w,
 					       unsigned int *cpu)
 {
 	struct ivr_instance *inst;
@@ -126,7 +126,7 @@ static __always_inline void *ivr_probe_reserve(u32 len,
 		goto out;
 	*w = &inst->w;
 	*cpu = smp_processor_id();
-	p = ivring_reserve(*w, *cpu, len);
+	p = ivw_reserve(*w, *cpu, len);
 	if (!p)
 		goto out;
 	ivr_test_preempt_point();
@@ -138,7 +138,7 @@ out:
 
 /* ivr_probe_reserve(), then the common fields of @ev in this context. */
 static __always_inline void *ivr_probe_begin(const struct ivr_event *ev,
-					     u32 len, struct ivring_writer **w,
+					     u32 len, struct ivw_writer **w,
 					     unsigned int *cpu)
 {
 	unsigned int pc = preempt_count();
@@ -149,10 +149,10 @@ static __always_inline void *ivr_probe_begin(const struct ivr_event *ev,
 	return p;
 }
 
-static __always_inline void ivr_probe_end(struct ivring_writer *w,
+static __always_inline void ivr_probe_end(struct ivw_writer *w,
 					  unsigned int cpu)
 {
-	ivring_commit(w, cpu);
+	ivw_commit(w, cpu);
 	preempt_enable_notrace();
 }
 

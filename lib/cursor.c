@@ -489,7 +489,7 @@ static int load_page(struct ivring *r, u32 cpu, u32 *budget)
 		 * A re-format zeroes descriptors without marking them busy, so
 		 * seq 0 can match a torn or new-generation page: the copy only
 		 * counts if the generation held all along.  Paired with the
-		 * smp_wmb()s in ivring_format() before it rewrites anything.
+		 * smp_wmb()s in ivw_format() before it rewrites anything.
 		 */
 		if (LOAD(&live->magic) != IVRING_MAGIC ||
 		    LOAD(&live->generation) != r->hdr.generation)

@@ -322,7 +322,7 @@ static int refresh(struct ivring *r, void *arg)
 		}
 	}
 	/*
-	 * Paired with the smp_wmb()s in ivring_format() before it rewrites
+	 * Paired with the smp_wmb()s in ivw_format() before it rewrites
 	 * anything, as in load_page(): if the generation held, every record
 	 * taken was this generation's.  If not, forget them; the handle
 	 * moves to the new generation at its next read anyway.

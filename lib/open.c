@@ -109,7 +109,7 @@ int ivr_check_header(struct ivring *r, const struct ivring_header *h)
 
 	/*
 	 * First: a copy taken as a re-format began holds FORMATTING with the
-	 * magic already cleared (ivring_format() stores them in that order),
+	 * magic already cleared (ivw_format() stores them in that order),
 	 * which is a wait, not a segment that is not ours.
 	 */
 	if (h->state == IVRING_STATE_FORMATTING)

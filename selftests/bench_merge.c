@@ -39,7 +39,7 @@ static int fill(struct scase *k, u64 events)
 		if (ret)
 			return ret;
 	}
-	ivring_set_state(&k->s.w, IVRING_STATE_STOPPED);
+	ivw_set_state(&k->s.w, IVRING_STATE_STOPPED);
 	return 0;
 }
 

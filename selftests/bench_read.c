@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ring_write.h"
+#include "ring_writer.h"
 #include "bench_util.h"
 #include "libivring.h"
 #include "synth_events.h"
@@ -38,10 +38,10 @@ struct bench {
 	int fd;
 	char path[64];
 	u8 *map;
-	struct ivring_params p;
-	struct ivring_writer w;
-	struct ivring_writer_cpu *cpus;
-	struct ivring_slot *slots;
+	struct ivw_params p;
+	struct ivw_writer w;
+	struct ivw_cpu *cpus;
+	struct ivw_slot *slots;
 	u64 gen;
 	/* the writer thread */
 	u32 len;
@@ -58,7 +58,7 @@ static void *writer(void *arg)
 	memset(payload, 0x5a, sizeof(payload));
 	synth_fill_seq((struct synth_seq *)payload, 1, 0, 0, 0);
 	while (!b->stop) {
-		void *p = ivring_reserve(&b->w, 0, b->len);
+		void *p = ivw_reserve(&b->w, 0, b->len);
 
 		if (!p) {
 			/*
@@ -72,7 +72,7 @@ static void *writer(void *arg)
 			continue;
 		}
 		memcpy(p, payload, b->len);
-		ivring_commit(&b->w, 0);
+		ivw_commit(&b->w, 0);
 		n++;
 	}
 	b->written = n;
@@ -97,9 +97,9 @@ static double run(struct bench *b, u32 len, u64 events, u64 *payload_bytes,
 
 	o.errbuf = err;
 	o.errbuf_len = sizeof(err);
-	ivring_format(&b->w, b->map, &b->p, ++b->gen, b->cpus, b->slots);
+	ivw_format(&b->w, b->map, &b->p, ++b->gen, b->cpus, b->slots);
 	synth_add_formats(&b->w);
-	ivring_set_state(&b->w, IVRING_STATE_LIVE);
+	ivw_set_state(&b->w, IVRING_STATE_LIVE);
 	ret = ivring__open(b->path, &o, &r);
 	if (ret) {
 		fprintf(stderr, "bench_read: %s\n", err);
@@ -118,7 +118,7 @@ static double run(struct bench *b, u32 len, u64 events, u64 *payload_bytes,
 		if (ret == 1) {
 			got++;
 			*payload_bytes += ev.size;
-			*record_bytes += ivring_record_len(ev.size, &tl);
+			*record_bytes += ivw_record_len(ev.size, &tl);
 		} else if (ret < 0 && ret != -ESTALE) {
 			fprintf(stderr, "bench_read: ivring__next: %d %s\n",
 				ret, ivring__errmsg(r));
@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 	b.p.mode = IVRING_MODE_DISCARD;
 	b.p.clock_id = IVRING_CLOCK_MONO;
 	b.p.segment_size = ~0ULL >> 1;
-	ivring_layout(&b.p, &h, &need);
+	ivw_layout(&b.p, &h, &need);
 	b.p.segment_size = need;
 	b.fd = memfd_create("ivring-bench", MFD_CLOEXEC);
 	if (b.fd < 0 || ftruncate(b.fd, need)) {

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "ring_write.h"
+#include "ring_writer.h"
 
 /* The clock the userspace writer stamps events with. */
-#define now_ns()	ivr_clock_mono()
+#define now_ns()	ivw_clock_mono()
 
 static inline int cmp_double(const void *a, const void *b)
 {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
- * Benchmark of the userspace build of the write path: ivring_reserve(),
- * payload fill, ivring_commit() on one sub-ring, in both modes, against two
+ * Benchmark of the userspace build of the write path: ivw_reserve(),
+ * payload fill, ivw_commit() on one sub-ring, in both modes, against two
  * peers measured in the same run:
  *   memcpy	the payload copied to the next place in a flat buffer, the
  *		floor of any ring that keeps the bytes;
@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ring_write.h"
+#include "ring_writer.h"
 #include "bench_util.h"
 
 #define SUBBUF		4096
@@ -44,10 +44,10 @@ static const char *const case_name[NR_CASES] = {
 
 struct wseg {
 	void *mem;
-	struct ivring_params p;
-	struct ivring_writer w;
-	struct ivring_writer_cpu *cpus;
-	struct ivring_slot *slots;
+	struct ivw_params p;
+	struct ivw_writer w;
+	struct ivw_cpu *cpus;
+	struct ivw_slot *slots;
 	u64 gen;
 };
 
@@ -64,7 +64,7 @@ static int wseg_init(struct wseg *s, u32 mode)
 	s->p.mode = mode;
 	s->p.clock_id = IVRING_CLOCK_MONO;
 	s->p.segment_size = ~0ULL >> 1;
-	if (ivring_layout(&s->p, &h, &need))
+	if (ivw_layout(&s->p, &h, &need))
 		return -1;
 	s->p.segment_size = need;
 	s->mem = aligned_alloc(IVRING_PAGE_SIZE, need);
@@ -86,8 +86,8 @@ static void wseg_format(struct wseg *s)
 	struct ivring_host *host;
 	struct ivring_host_cpu *hc;
 
-	ivring_format(&s->w, s->mem, &s->p, ++s->gen, s->cpus, s->slots);
-	ivring_set_state(&s->w, IVRING_STATE_LIVE);
+	ivw_format(&s->w, s->mem, &s->p, ++s->gen, s->cpus, s->slots);
+	ivw_set_state(&s->w, IVRING_STATE_LIVE);
 	host = s->w.host;
 	hc = (struct ivring_host_cpu *)(host + 1);
 	host->generation = s->gen;
@@ -112,12 +112,12 @@ static double run_ivring(struct wseg *s, const u8 *payload, u32 len,
 	wseg_format(s);
 	t0 = now_ns();
 	for (i = 0; i < events; i++) {
-		void *p = ivring_reserve(&s->w, 0, len);
+		void *p = ivw_reserve(&s->w, 0, len);
 
 		if (!p)
 			continue;
 		memcpy(p, payload, len);
-		ivring_commit(&s->w, 0);
+		ivw_commit(&s->w, 0);
 	}
 	t1 = now_ns();
 	*drops += s->w.cpus[0].shared->dropped;
@@ -148,7 +148,7 @@ static double run_clock(u64 events)
 
 	t0 = now_ns();
 	for (i = 0; i < events; i++)
-		sum += ivr_clock_mono();
+		sum += ivw_clock_mono();
 	t1 = now_ns();
 	__asm__ __volatile__("" : : "r"(sum));
 	return (double)(t1 - t0) / events;

@@ -155,7 +155,7 @@ static int save(struct seg *s, const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
-	ivring_set_state(&s->w, IVRING_STATE_STOPPED);
+	ivw_set_state(&s->w, IVRING_STATE_STOPPED);
 	if (fd < 0 || write(fd, s->base, s->size) != (ssize_t)s->size) {
 		perror(path);
 		return 1;
@@ -179,11 +179,11 @@ static int natives(const char *set, const char *path)
 	ret = seg_format(&s, SEG_SIZE, 2, 4096, 0, IVRING_MODE_DISCARD,
 			 fake_clock, FMT_AREA);
 	for (i = 0; !ret && i < n; i++)
-		ret = ivring_add_format(&s.w, v[i].id, v[i].sys, v[i].text,
+		ret = ivw_add_format(&s.w, v[i].id, v[i].sys, v[i].text,
 					v[i].len);
 	if (ret)
 		return fprintf(stderr, "ctf_gen: segment: %s\n", strerror(-ret)), 1;
-	ivring_set_state(&s.w, IVRING_STATE_LIVE);
+	ivw_set_state(&s.w, IVRING_STATE_LIVE);
 	if (seg_open(&s, IVRING_OPEN_PEEK, &r) || !ivring__tep(r))
 		return 1;
 	for (round = 0; round < ROUNDS; round++) {
@@ -195,7 +195,7 @@ static int natives(const char *set, const char *path)
 					       v[i].sys, v[i].id), 1;
 			for (cpu = 0; cpu < 2; cpu++) {
 				tick();
-				ret = ivring_write(&s.w, cpu, buf,
+				ret = ivw_write(&s.w, cpu, buf,
 						   fill(ev, buf, v[i].id));
 				if (ret)
 					return fprintf(stderr, "ctf_gen: write: %s\n",
@@ -243,7 +243,7 @@ static int put_rec(struct seg *s, u16 type, u32 loc, const void *tail,
 	if (tail_len)
 		memcpy(buf + 16, tail, tail_len);
 	tick();
-	return ivring_write(&s->w, 0, buf, len);
+	return ivw_write(&s->w, 0, buf, len);
 }
 
 static int hostile(const char *path)
@@ -264,7 +264,7 @@ static int hostile(const char *path)
 	}
 	if (ret)
 		return fprintf(stderr, "ctf_gen: hostile: %s\n", strerror(-ret)), 1;
-	ivring_set_state(&s.w, IVRING_STATE_LIVE);
+	ivw_set_state(&s.w, IVRING_STATE_LIVE);
 	/* honest: "ABCD" at 16, a at 12 */
 	ret = put_rec(&s, H_STR, 5 << 16 | 16, "ABCD", 5, 24);
 	/* offset past the record, then a length past it */

@@ -97,7 +97,7 @@ static __attribute__((unused)) void fu_writer_follows(struct seg *s)
 /* Add a text that the writer accepts: 0 or its -errno. */
 static __attribute__((unused)) int fu_add(struct seg *s, u16 id, const char *text)
 {
-	return ivring_add_format(&s->w, id, FU_SYS, text, strlen(text));
+	return ivw_add_format(&s->w, id, FU_SYS, text, strlen(text));
 }
 
 /* A test format whose print fmt is @print, as id @id: 0 or -errno. */
@@ -130,16 +130,16 @@ fu_events(struct seg *s, const u16 *ids, unsigned int n)
 	unsigned int i;
 	int ret;
 
-	ivring_set_state(&s->w, IVRING_STATE_LIVE);
+	ivw_set_state(&s->w, IVRING_STATE_LIVE);
 	ret = seg_write_seq(s, 0, 1, 0);
 	synth_fill_blob(blob, 42, 2, 8);
 	if (!ret)
-		ret = ivring_write(&s->w, 0, blob, synth_blob_size(8));
+		ret = ivw_write(&s->w, 0, blob, synth_blob_size(8));
 	for (i = 0; !ret && i < n; i++) {
 		struct fu_ab e = { .c.common_type = ids[i], .c.common_pid = 42,
 				   .a = 10 };
 
-		ret = ivring_write(&s->w, 0, &e, sizeof(e));
+		ret = ivw_write(&s->w, 0, &e, sizeof(e));
 	}
 	return ret;
 }

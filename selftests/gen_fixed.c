@@ -12,7 +12,7 @@
  *   gen_fixed lost PATH	one CPU in overwrite mode that wrapped: the
  *				reader must report the overwritten events
  *
- * Built from the writer's own sources (kmod/ring_write.c, ring_format.c)
+ * Built from the writer's own sources (include/writer/ring_write.c, ring_format.c)
  * and tools/synth_events.c, like ivring-gen.
  */
 #include <errno.h>
@@ -24,7 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ring_write.h"
+#include "ring_writer.h"
 #include "synth_events.h"
 
 #define T0		5000000000000ULL	/* 5000 s: fixed, above any boot */
@@ -74,18 +74,18 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
-static void put(struct ivring_writer *w, unsigned int cpu, u64 t,
+static void put(struct ivw_writer *w, unsigned int cpu, u64 t,
 		const void *p, u32 len)
 {
 	int ret;
 
 	fake_now = T0 + t;
-	ret = ivring_write(w, cpu, p, len);
+	ret = ivw_write(w, cpu, p, len);
 	if (ret)
-		die("ivring_write", -ret);
+		die("ivw_write", -ret);
 }
 
-static void put_seq(struct ivring_writer *w, unsigned int cpu, u64 t,
+static void put_seq(struct ivw_writer *w, unsigned int cpu, u64 t,
 		    int32_t pid, u64 seq)
 {
 	struct synth_seq e;
@@ -94,7 +94,7 @@ static void put_seq(struct ivring_writer *w, unsigned int cpu, u64 t,
 	put(w, cpu, t, &e, sizeof(e));
 }
 
-static void put_switch(struct ivring_writer *w, unsigned int cpu, u64 t,
+static void put_switch(struct ivw_writer *w, unsigned int cpu, u64 t,
 		       const char *prev, int32_t prev_pid, int64_t state,
 		       const char *next, int32_t next_pid)
 {
@@ -105,7 +105,7 @@ static void put_switch(struct ivring_writer *w, unsigned int cpu, u64 t,
 	put(w, cpu, t, &e, sizeof(e));
 }
 
-static void put_raw(struct ivring_writer *w, unsigned int cpu, u64 t,
+static void put_raw(struct ivw_writer *w, unsigned int cpu, u64 t,
 		    u16 type, int32_t pid, u32 a, u32 b)
 {
 	struct fixed_raw e = { .type = type, .pid = pid, .a = a, .b = b };
@@ -113,7 +113,7 @@ static void put_raw(struct ivring_writer *w, unsigned int cpu, u64 t,
 	put(w, cpu, t, &e, sizeof(e));
 }
 
-static void scene_basic(struct ivring_writer *w)
+static void scene_basic(struct ivw_writer *w)
 {
 	u8 blob[64];
 
@@ -138,7 +138,7 @@ static void scene_basic(struct ivring_writer *w)
 	put_seq(w, 1, 3000000000ULL + 123456789, 66, 4);
 }
 
-static void scene_lost(struct ivring_writer *w)
+static void scene_lost(struct ivw_writer *w)
 {
 	u64 i;
 
@@ -148,7 +148,7 @@ static void scene_lost(struct ivring_writer *w)
 
 int main(int argc, char **argv)
 {
-	struct ivring_params p = {
+	struct ivw_params p = {
 		.segment_size = SEG_SIZE,
 		.nr_cpus = 2,
 		.subbuf_size = 4096,
@@ -156,9 +156,9 @@ int main(int argc, char **argv)
 		.clock_id = IVRING_CLOCK_MONO,
 		.clock_name = "mono",
 	};
-	struct ivring_writer w;
-	struct ivring_writer_cpu *cpus;
-	struct ivring_slot *slots;
+	struct ivw_writer w;
+	struct ivw_cpu *cpus;
+	struct ivw_slot *slots;
 	struct ivring_header lay;
 	bool lost;
 	u64 need;
@@ -177,7 +177,7 @@ int main(int argc, char **argv)
 		p.nr_subbufs = 2;
 		p.mode = IVRING_MODE_OVERWRITE;
 	}
-	ret = ivring_layout(&p, &lay, &need);
+	ret = ivw_layout(&p, &lay, &need);
 	if (ret)
 		die("layout", -ret);
 
@@ -194,11 +194,11 @@ int main(int argc, char **argv)
 	if (!cpus || !slots)
 		die("alloc", ENOMEM);
 
-	ret = ivring_format(&w, base, &p, GENERATION, cpus, slots);
+	ret = ivw_format(&w, base, &p, GENERATION, cpus, slots);
 	if (ret)
 		die("format", -ret);
 	/*
-	 * ivring_format() stamps the pages and the header with the real
+	 * ivw_format() stamps the pages and the header with the real
 	 * clock (it also clears w->clock); restamp them with the fixed one.
 	 */
 	w.clock = fake_clock;
@@ -210,21 +210,21 @@ int main(int argc, char **argv)
 
 	ret = synth_add_formats(&w);
 	if (!ret && !lost)
-		ret = ivring_add_format(&w, ID_DIVIDE, "fixed", divide_format,
+		ret = ivw_add_format(&w, ID_DIVIDE, "fixed", divide_format,
 					strlen(divide_format));
 	if (!ret && !lost)
-		ret = ivring_add_format(&w, ID_FARFIELD, "fixed", farfield_format,
+		ret = ivw_add_format(&w, ID_FARFIELD, "fixed", farfield_format,
 					strlen(farfield_format));
 	if (ret)
 		die("add format", -ret);
-	ivring_set_state(&w, IVRING_STATE_LIVE);
+	ivw_set_state(&w, IVRING_STATE_LIVE);
 
 	if (lost)
 		scene_lost(&w);
 	else
 		scene_basic(&w);
 
-	ivring_set_state(&w, IVRING_STATE_STOPPED);
+	ivw_set_state(&w, IVRING_STATE_STOPPED);
 	munmap(base, SEG_SIZE);
 	close(fd);
 	free(cpus);

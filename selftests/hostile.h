@@ -24,7 +24,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "ring_write.h"
+#include "ring_writer.h"
 #include "libivring.h"
 #include "synth_events.h"
 

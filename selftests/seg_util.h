@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ring_write.h"
+#include "ring_writer.h"
 #include "synth_events.h"
 #include "libivring.h"
 
@@ -28,10 +28,10 @@ struct seg {
 	char path[64];
 	u8 *base;
 	u64 size;
-	struct ivring_params p;
-	struct ivring_writer w;
-	struct ivring_writer_cpu *cpus;
-	struct ivring_slot *slots;
+	struct ivw_params p;
+	struct ivw_writer w;
+	struct ivw_cpu *cpus;
+	struct ivw_slot *slots;
 };
 
 /* An injected clock for the writer: tests set the time explicitly. */
@@ -49,12 +49,12 @@ static __attribute__((unused)) void seg_fake_set(u64 t)
 
 /*
  * A fake time base well away from zero, so that tests see times of the same
- * size as real ones; seg_create() gives the clock to ivring_format(), which
+ * size as real ones; seg_create() gives the clock to ivw_format(), which
  * stamps page 0 with it.
  */
 static __attribute__((unused)) u64 seg_fake_base(void)
 {
-	return ivr_clock_mono() + 1000000000ULL;
+	return ivw_clock_mono() + 1000000000ULL;
 }
 
 static __attribute__((unused)) u64 seg_generation(void)
@@ -91,7 +91,7 @@ seg_format(struct seg *s, u64 size, u32 nr_cpus, u32 subbuf_size,
 	s->p.mode = mode;
 	s->p.clock_id = IVRING_CLOCK_MONO;
 	s->p.clock_name = "mono";
-	ret = ivring_layout(&s->p, &lay, &need);
+	ret = ivw_layout(&s->p, &lay, &need);
 	if (ret)
 		return ret;
 
@@ -112,7 +112,7 @@ seg_format(struct seg *s, u64 size, u32 nr_cpus, u32 subbuf_size,
 	if (!s->cpus || !s->slots)
 		return -ENOMEM;
 	s->w.clock = clock;
-	return ivring_format(&s->w, s->base, &s->p, seg_generation(), s->cpus,
+	return ivw_format(&s->w, s->base, &s->p, seg_generation(), s->cpus,
 			     s->slots);
 }
 
@@ -130,7 +130,7 @@ seg_create(struct seg *s, u64 size, u32 nr_cpus, u32 subbuf_size,
 	ret = synth_add_formats(&s->w);
 	if (ret)
 		return ret;
-	ivring_set_state(&s->w, IVRING_STATE_LIVE);
+	ivw_set_state(&s->w, IVRING_STATE_LIVE);
 	return 0;
 }
 
@@ -146,7 +146,7 @@ static __attribute__((unused)) int seg_reformat(struct seg *s, u32 subbuf_size)
 
 	s->p.subbuf_size = subbuf_size;
 	s->p.nr_subbufs = 0;
-	ret = ivring_layout(&s->p, &lay, &need);
+	ret = ivw_layout(&s->p, &lay, &need);
 	if (ret)
 		return ret;
 	free(s->cpus);
@@ -157,12 +157,12 @@ static __attribute__((unused)) int seg_reformat(struct seg *s, u32 subbuf_size)
 		return -ENOMEM;
 	memset(&s->w, 0, sizeof(s->w));
 	s->w.clock = clock;
-	ret = ivring_format(&s->w, s->base, &s->p, seg_generation(), s->cpus,
+	ret = ivw_format(&s->w, s->base, &s->p, seg_generation(), s->cpus,
 			    s->slots);
 	if (!ret)
 		ret = synth_add_formats(&s->w);
 	if (!ret)
-		ivring_set_state(&s->w, IVRING_STATE_LIVE);
+		ivw_set_state(&s->w, IVRING_STATE_LIVE);
 	return ret;
 }
 
@@ -210,7 +210,7 @@ seg_write_seq(struct seg *s, unsigned int cpu, u64 seq, u32 origin)
 	struct synth_seq e;
 
 	synth_fill_seq(&e, 1000 + cpu, seq, cpu, origin);
-	return ivring_write(&s->w, cpu, &e, sizeof(e));
+	return ivw_write(&s->w, cpu, &e, sizeof(e));
 }
 
 /* The seq of a synth:seq event, ~0 for any other event. */
@@ -227,12 +227,12 @@ static __attribute__((unused)) u64 seg_seq_of(const struct ivring_event *ev)
 static __attribute__((unused)) int
 seg_write_blob(struct seg *s, unsigned int cpu, u64 seq, u32 len)
 {
-	void *p = ivring_reserve(&s->w, cpu, synth_blob_size(len));
+	void *p = ivw_reserve(&s->w, cpu, synth_blob_size(len));
 
 	if (!p)
 		return -ENOSPC;
 	synth_fill_blob(p, 1000 + cpu, seq, len);
-	ivring_commit(&s->w, cpu);
+	ivw_commit(&s->w, cpu);
 	return 0;
 }
 

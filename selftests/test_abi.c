@@ -148,34 +148,34 @@ TEST(record_len)
 {
 	u32 type_len;
 
-	EXPECT_EQ(8, ivring_record_len(1, &type_len));
+	EXPECT_EQ(8, ivw_record_len(1, &type_len));
 	EXPECT_EQ(1, type_len);
-	EXPECT_EQ(8, ivring_record_len(4, &type_len));
+	EXPECT_EQ(8, ivw_record_len(4, &type_len));
 	EXPECT_EQ(1, type_len);
-	EXPECT_EQ(16, ivring_record_len(8, &type_len));
+	EXPECT_EQ(16, ivw_record_len(8, &type_len));
 	EXPECT_EQ(3, type_len);
-	EXPECT_EQ(32, ivring_record_len(24, &type_len));
+	EXPECT_EQ(32, ivw_record_len(24, &type_len));
 	EXPECT_EQ(7, type_len);
-	EXPECT_EQ(112, ivring_record_len(108, &type_len));
+	EXPECT_EQ(112, ivw_record_len(108, &type_len));
 	EXPECT_EQ(27, type_len);
 	/* Beyond 27 words, the length moves into array[0]. */
-	EXPECT_EQ(120, ivring_record_len(109, &type_len));
+	EXPECT_EQ(120, ivw_record_len(109, &type_len));
 	EXPECT_EQ(0, type_len);
-	EXPECT_EQ(120, ivring_record_len(112, &type_len));
+	EXPECT_EQ(120, ivw_record_len(112, &type_len));
 	EXPECT_EQ(0, type_len);
 }
 
 static void check_layout(struct __test_metadata *_metadata, u64 size,
 			 u32 cpus, u32 subbuf)
 {
-	struct ivring_params p = {
+	struct ivw_params p = {
 		.segment_size = size, .nr_cpus = cpus, .subbuf_size = subbuf,
 		.mode = IVRING_MODE_DISCARD,
 	};
 	struct ivring_header h, h2;
 	u64 need;
 
-	ASSERT_EQ(0, ivring_layout(&p, &h, &need));
+	ASSERT_EQ(0, ivw_layout(&p, &h, &need));
 	EXPECT_EQ(need, h.data_offset + h.data_size);
 	EXPECT_LE(need, size);
 	EXPECT_GE(h.nr_subbufs, IVRING_NR_SUBBUFS_MIN);
@@ -198,7 +198,7 @@ static void check_layout(struct __test_metadata *_metadata, u64 size,
 	EXPECT_LE(h.data_offset + h.data_size, size);
 	/* An explicit count gives the same layout as the computed one. */
 	p.nr_subbufs = h.nr_subbufs;
-	ASSERT_EQ(0, ivring_layout(&p, &h2, &need));
+	ASSERT_EQ(0, ivw_layout(&p, &h2, &need));
 	EXPECT_EQ(0, memcmp(&h, &h2, sizeof(h)));
 }
 
@@ -206,7 +206,7 @@ static void check_layout(struct __test_metadata *_metadata, u64 size,
 static void check_fills(struct __test_metadata *_metadata, u64 size,
 			u32 cpus, u32 subbuf)
 {
-	struct ivring_params p = {
+	struct ivw_params p = {
 		.segment_size = size, .nr_cpus = cpus, .subbuf_size = subbuf,
 		.mode = IVRING_MODE_DISCARD,
 	};
@@ -214,10 +214,10 @@ static void check_fills(struct __test_metadata *_metadata, u64 size,
 	u64 need;
 	u32 n;
 
-	ASSERT_EQ(0, ivring_layout(&p, &h, &need));
+	ASSERT_EQ(0, ivw_layout(&p, &h, &need));
 	n = h.nr_subbufs;
 	p.nr_subbufs = n + 1;
-	EXPECT_EQ(-ENOSPC, ivring_layout(&p, &h, &need)) {
+	EXPECT_EQ(-ENOSPC, ivw_layout(&p, &h, &need)) {
 		TH_LOG("%llu bytes, %u CPUs x %u: chose %u sub-buffers, %u fit",
 		       size, cpus, subbuf, n, n + 1);
 	}
@@ -238,24 +238,24 @@ TEST(layout_fills_segment)
  */
 TEST(layout_caps_huge_segment)
 {
-	struct ivring_params p = {
+	struct ivw_params p = {
 		.segment_size = 1ULL << 50, .nr_cpus = 2, .subbuf_size = 256,
 		.mode = IVRING_MODE_DISCARD,
 	};
 	struct ivring_header h;
 	u64 need;
 
-	ASSERT_EQ(0, ivring_layout(&p, &h, &need));
-	EXPECT_EQ(IVRING_NR_SUBBUFS_MAX, h.nr_subbufs);
+	ASSERT_EQ(0, ivw_layout(&p, &h, &need));
+	EXPECT_EQ(IVW_NR_SUBBUFS_MAX, h.nr_subbufs);
 	EXPECT_EQ(need, h.data_offset + h.data_size);
 	EXPECT_LT(need, p.segment_size);
-	p.nr_subbufs = IVRING_NR_SUBBUFS_MAX + 1;
-	EXPECT_EQ(-EINVAL, ivring_layout(&p, &h, &need));
+	p.nr_subbufs = IVW_NR_SUBBUFS_MAX + 1;
+	EXPECT_EQ(-EINVAL, ivw_layout(&p, &h, &need));
 }
 
 TEST(layout)
 {
-	struct ivring_params p = {
+	struct ivw_params p = {
 		.segment_size = 1 << 20, .nr_cpus = 2, .subbuf_size = 4096,
 	};
 	struct ivring_header h;
@@ -267,18 +267,18 @@ TEST(layout)
 	check_layout(_metadata, 16 << 20, 64, 4096);
 
 	p.subbuf_size = 3000;
-	EXPECT_EQ(-EINVAL, ivring_layout(&p, &h, &need));
+	EXPECT_EQ(-EINVAL, ivw_layout(&p, &h, &need));
 	p.subbuf_size = 128;
-	EXPECT_EQ(-EINVAL, ivring_layout(&p, &h, &need));
+	EXPECT_EQ(-EINVAL, ivw_layout(&p, &h, &need));
 	p.subbuf_size = 4096;
 	p.nr_cpus = 0;
-	EXPECT_EQ(-EINVAL, ivring_layout(&p, &h, &need));
+	EXPECT_EQ(-EINVAL, ivw_layout(&p, &h, &need));
 	p.nr_cpus = 2;
 	p.mode = 7;
-	EXPECT_EQ(-EINVAL, ivring_layout(&p, &h, &need));
+	EXPECT_EQ(-EINVAL, ivw_layout(&p, &h, &need));
 	p.mode = IVRING_MODE_DISCARD;
 	p.segment_size = 64 << 10;
-	EXPECT_EQ(-ENOSPC, ivring_layout(&p, &h, &need));
+	EXPECT_EQ(-ENOSPC, ivw_layout(&p, &h, &need));
 	EXPECT_GT(need, 64 << 10);
 }
 
@@ -409,10 +409,10 @@ static void write_mixed(struct __test_metadata *_metadata, struct seg *s,
 				e->len = synth_blob_size(len);
 				e->type = SYNTH_ID_BLOB;
 			}
-			p = ivring_reserve(&s->w, cpu, e->len);
+			p = ivw_reserve(&s->w, cpu, e->len);
 			ASSERT_NE(NULL, p);
 			memcpy(p, e->data, e->len);
-			ivring_commit(&s->w, cpu);
+			ivw_commit(&s->w, cpu);
 		}
 	}
 	for (cpu = 0; cpu < RT_CPUS; cpu++) {
@@ -449,7 +449,7 @@ TEST(roundtrip_bytes)
 	ASSERT_EQ(0, seg_create(&s, 4 << 20, RT_CPUS, 4096, 0,
 				IVRING_MODE_DISCARD, seg_fake_clock));
 	write_mixed(_metadata, &s, w);
-	ivring_set_state(&s.w, IVRING_STATE_STOPPED);
+	ivw_set_state(&s.w, IVRING_STATE_STOPPED);
 
 	ASSERT_EQ(0, seg_open(&s, 0, &r));
 	for (cpu = 0; cpu < RT_CPUS; cpu++) {

@@ -246,7 +246,7 @@ TEST(pending_loss_survives_commit)
 					IVRING_MODE_OVERWRITE, NULL));
 		for (i = 0; i < 1000; i++)
 			ASSERT_EQ(0, seg_write_seq(&s, 0, i, 0));
-		ivring_set_state(&s.w, IVRING_STATE_STOPPED);
+		ivw_set_state(&s.w, IVRING_STATE_STOPPED);
 
 		ASSERT_EQ(0, seg_open(&s, flags[k], &r));
 		ASSERT_EQ(1, ivring__poll(r, 0));	/* finds the loss */

@@ -32,7 +32,7 @@ static int write_ab(struct seg *s, u16 id, u32 a, u32 b)
 	struct fu_ab e = { .c.common_type = id, .c.common_pid = 42,
 			   .a = a, .b = b };
 
-	return ivring_write(&s->w, 0, &e, sizeof(e));
+	return ivw_write(&s->w, 0, &e, sizeof(e));
 }
 
 /* The next event's line, or "" when there is none; @ev gets the event. */
@@ -215,7 +215,7 @@ TEST(append_per_event)
 	ASSERT_EQ(0, seg_format(&s, 4 << 20, 1, 4096, 0, IVRING_MODE_DISCARD,
 				NULL, 1 << 20));
 	ASSERT_EQ(0, synth_add_formats(&s.w));
-	ivring_set_state(&s.w, IVRING_STATE_LIVE);
+	ivw_set_state(&s.w, IVRING_STATE_LIVE);
 	ASSERT_EQ(0, seg_open(&s, 0, &r));
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ(0, fu_add_ab(&s, 1000 + i, NEW_PRINT));

@@ -204,14 +204,14 @@ static const char *run(struct seg *s, const struct iteration *it, u64 *rnd,
 	const char *why = NULL;
 	int i;
 
-	if (ivring_format(&s->w, s->base, &s->p, seg_generation(), s->cpus,
+	if (ivw_format(&s->w, s->base, &s->p, seg_generation(), s->cpus,
 			  s->slots))
 		return "cannot format the segment";
 	for (i = 0; i < it->n; i++)
 		fu_put_record(s->w.fmt, s->w.hdr->format_size, it->id[i],
 			      it->sys[i], strlen(it->sys[i]), it->text[i],
 			      it->len[i]);
-	ivring_set_state(&s->w, IVRING_STATE_LIVE);
+	ivw_set_state(&s->w, IVRING_STATE_LIVE);
 	for (i = 0; i < 3 * it->n; i++) {
 		u8 rec[256];
 		u32 len = 8 + hs_below(rnd, sizeof(rec) - 8), k;
@@ -219,7 +219,7 @@ static const char *run(struct seg *s, const struct iteration *it, u64 *rnd,
 		for (k = 0; k < len; k++)
 			rec[k] = hs_rand(rnd);
 		memcpy(rec, &it->id[hs_below(rnd, it->n)], 2);
-		ivring_write(&s->w, 0, rec, len);
+		ivw_write(&s->w, 0, rec, len);
 	}
 	if (ivring__open(s->path, &o, &r))
 		return errbuf;

@@ -194,9 +194,9 @@ TEST(native_formats)
 	ASSERT_EQ(0, seg_format(&s, 1 << 20, 1, 4096, 0, IVRING_MODE_DISCARD,
 				NULL, 0));
 	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, ivring_add_format(&s.w, v[i].id, v[i].sys,
+		ASSERT_EQ(0, ivw_add_format(&s.w, v[i].id, v[i].sys,
 					       v[i].text, v[i].len));
-	ivring_set_state(&s.w, IVRING_STATE_LIVE);
+	ivw_set_state(&s.w, IVRING_STATE_LIVE);
 	ASSERT_EQ(0, seg_open(&s, IVRING_OPEN_PEEK, &r));
 	ASSERT_NE(NULL, ivring__tep(r));
 	ASSERT_EQ(0, ivring__format_stats(r, &st));

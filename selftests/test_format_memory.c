@@ -164,7 +164,7 @@ static void maximal_area(struct __test_metadata *_metadata, u32 big)
 	TH_LOG("%u formats in %u bytes",
 	       fill_area(s.w.fmt, IVRING_FORMAT_AREA_MAX, big),
 	       IVRING_FORMAT_AREA_MAX);
-	ivring_set_state(&s.w, IVRING_STATE_LIVE);
+	ivw_set_state(&s.w, IVRING_STATE_LIVE);
 	limited(_metadata, &s, 0);
 	seg_destroy(&s);
 }
@@ -205,7 +205,7 @@ TEST(area_over_the_cap)
 	TH_LOG("%u formats in %u bytes", fill_area(a, BIG_AREA, 0), BIG_AREA);
 	h->format_offset = off;
 	h->format_size = BIG_AREA;
-	ivring_set_state(&s.w, IVRING_STATE_LIVE);
+	ivw_set_state(&s.w, IVRING_STATE_LIVE);
 	limited(_metadata, &s, -EINVAL);
 	seg_destroy(&s);
 }

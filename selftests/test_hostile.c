@@ -74,9 +74,9 @@ struct seg {
 	size_t size;
 	u8 *orig;	/* the reference bytes */
 	struct ivring_header hdr;
-	struct ivring_writer w;
-	struct ivring_writer_cpu *wc;
-	struct ivring_slot *slots;
+	struct ivw_writer w;
+	struct ivw_cpu *wc;
+	struct ivw_slot *slots;
 	/* what was written, per CPU, in ticket order (drops excluded) */
 	struct wev *log[NR_CPUS];
 	u32 nlog[NR_CPUS];
@@ -133,20 +133,20 @@ static void seg_write_one(struct seg *s, u32 cpu, u64 *rnd)
 		synth_fill_blob(buf, 100 + cpu, t, dl);
 		len = synth_blob_size(dl);
 	}
-	p = ivring_reserve(&s->w, cpu, len);
+	p = ivw_reserve(&s->w, cpu, len);
 	if (!p) {
 		s->drops[cpu]++;
 		return;
 	}
 	memcpy(p, buf, len);
-	ivring_commit(&s->w, cpu);
+	ivw_commit(&s->w, cpu);
 
 	e = &s->log[cpu][s->nlog[cpu]++];
 	e->ts = fake_now;
 	e->ticket = t;
 	e->type = ((struct synth_common *)buf)->common_type;
 	e->len = len;
-	ivring_record_len(len, &kind);
+	ivw_record_len(len, &kind);
 	e->rsize = kind ? kind * 4 : (len + 7) & ~7U;
 	e->poff = s->store_len;
 	memcpy(s->store + s->store_len, buf, len);
@@ -244,7 +244,7 @@ struct seg_opts {
 
 static int seg_build(struct seg *s, const struct seg_opts *o, u64 seed)
 {
-	struct ivring_params p = {
+	struct ivw_params p = {
 		.nr_cpus = NR_CPUS, .subbuf_size = SUBBUF,
 		.nr_subbufs = NR_SUBBUFS, .format_size = FORMAT_SIZE,
 		.mode = o->mode, .clock_id = IVRING_CLOCK_MONO,
@@ -255,7 +255,7 @@ static int seg_build(struct seg *s, const struct seg_opts *o, u64 seed)
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	ret = ivring_layout(&p, &s->hdr, &need);
+	ret = ivw_layout(&p, &s->hdr, &need);
 	if (ret != -ENOSPC && ret)
 		return ret;
 	/* A whole number of pages, so a read past its end faults. */
@@ -279,13 +279,13 @@ static int seg_build(struct seg *s, const struct seg_opts *o, u64 seed)
 		total += left[cpu];
 	}
 	s->store = malloc((size_t)LOG_MAX * NR_CPUS * 1024);
-	ret = ivring_format(&s->w, s->map, &p, 1, s->wc, s->slots);
+	ret = ivw_format(&s->w, s->map, &p, 1, s->wc, s->slots);
 	if (ret)
 		return ret;
 	ret = synth_add_formats(&s->w);
 	if (ret)
 		return ret;
-	ivring_set_state(&s->w, IVRING_STATE_LIVE);
+	ivw_set_state(&s->w, IVRING_STATE_LIVE);
 	s->hdr = *(struct ivring_header *)s->map;
 
 	/*
@@ -294,7 +294,7 @@ static int seg_build(struct seg *s, const struct seg_opts *o, u64 seed)
 	 * (> 2^27 - 1 ns) or sit just below one.
 	 */
 	s->w.clock = fake_clock;
-	fake_now = ivr_clock_mono() + 1000;
+	fake_now = ivw_clock_mono() + 1000;
 	while (total) {
 		u32 r = hs_below(&rnd, 100);
 
@@ -313,7 +313,7 @@ static int seg_build(struct seg *s, const struct seg_opts *o, u64 seed)
 		left[cpu]--;
 		total--;
 	}
-	ivring_set_state(&s->w, o->state);
+	ivw_set_state(&s->w, o->state);
 	memcpy(s->orig, s->map, s->size);
 	return seg_walk(s);
 }
@@ -1408,7 +1408,7 @@ static void *race_writer(void *arg)
 		u32 dl = hs_below(&rnd, 200);
 
 		synth_fill_blob(buf, 7, x->n, dl);
-		ivring_write(&x->s->w, cpu, buf, synth_blob_size(dl));
+		ivw_write(&x->s->w, cpu, buf, synth_blob_size(dl));
 		x->n++;
 	}
 	return NULL;

@@ -201,7 +201,7 @@ TEST(application_leaves_a_flag)
 	ASSERT_EQ(0, seg_format(&s, 1 << 20, 1, 4096, 0, IVRING_MODE_DISCARD,
 				NULL, 0));
 	ASSERT_EQ(0, fu_add_ab(&s, 20, "\"hello\""));
-	ivring_set_state(&s.w, IVRING_STATE_LIVE);
+	ivw_set_state(&s.w, IVRING_STATE_LIVE);
 	ASSERT_EQ(0, seg_open(&s, IVRING_OPEN_PEEK, &r));
 	ASSERT_NE(NULL, ivring__event(r, 20));
 	ivring__close(r);
@@ -501,7 +501,7 @@ TEST(more_records_than_ids)
 	for (i = 0; i < want; i++)
 		ASSERT_EQ(0, fu_put_record(s.w.fmt, IVRING_FORMAT_AREA_MAX,
 					   i, "s", 1, "x", 1));
-	ivring_set_state(&s.w, IVRING_STATE_LIVE);
+	ivw_set_state(&s.w, IVRING_STATE_LIVE);
 	ASSERT_EQ(0, seg_open(&s, IVRING_OPEN_PEEK, &r));
 	st.sz = sizeof(st);
 	ASSERT_EQ(0, ivring__format_stats(r, &st));
@@ -583,7 +583,7 @@ TEST(non_printable_bytes)
 
 		*strchr(t, '=') = bad[i];
 		ASSERT_EQ(0, fu_seg(&s, 0));
-		ASSERT_EQ(0, ivring_add_format(&s.w, id, FU_SYS, t, len));
+		ASSERT_EQ(0, ivw_add_format(&s.w, id, FU_SYS, t, len));
 		ASSERT_EQ(0, fu_events(&s, &id, 1));
 		ASSERT_EQ(3, fu_read(&s, out, &st));
 		EXPECT_EQ(1, st.skipped);
@@ -611,7 +611,7 @@ TEST(reformat_under_reader)
 	ASSERT_EQ(0, seg_open(&s, 0, &r));
 	ASSERT_EQ(2, fu_render_all(r, out));
 
-	ASSERT_EQ(0, ivring_format(&s.w, s.base, &s.p, seg_generation(),
+	ASSERT_EQ(0, ivw_format(&s.w, s.base, &s.p, seg_generation(),
 				   s.cpus, s.slots));
 	ASSERT_EQ(0, synth_add_formats(&s.w));
 	ASSERT_EQ(0, fu_add_ab(&s, 10, A_FLAGS));

@@ -20,10 +20,12 @@ if [ -z "$kdir" ] || [ ! -r "$kdir/Makefile" ]; then
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ivring-kbuild.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-# The layout of make module: links to Kbuild, include/ and kmod/*.[ch].
-mkdir -p "$tmp/kmod"
+# The layout of make module: links to Kbuild, include/uapi/, and to
+# include/writer/*.[ch] and kmod/*.[ch] in real directories.
+mkdir -p "$tmp/kmod" "$tmp/include/writer"
 ln -s "$top/Kbuild" "$tmp/Kbuild"
-ln -s "$top/include" "$tmp/include"
+ln -s "$top/include/uapi" "$tmp/include/uapi"
+ln -s "$top"/include/writer/*.[ch] "$tmp/include/writer/"
 ln -s "$top"/kmod/*.[ch] "$tmp/kmod/"
 fail=0
 

@@ -67,7 +67,7 @@ TEST_F(merge, stopped_in_time_order)
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		ASSERT_EQ(0, put(&self->s, &self->t, busy[(x >> 33) % 4], i));
 	}
-	ivring_set_state(&self->s.w, IVRING_STATE_STOPPED);
+	ivw_set_state(&self->s.w, IVRING_STATE_STOPPED);
 
 	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_PEEK, &r));
 	for (i = 0; (ret = ivring__next(r, &ev)) == 1; i++)
@@ -184,7 +184,7 @@ TEST_F(merge, poll)
 	ASSERT_EQ(1, ivring__next(r, &ev));
 	ASSERT_EQ(7, origin_of(&ev).seq);
 
-	ivring_set_state(&self->s.w, IVRING_STATE_STOPPED);
+	ivw_set_state(&self->s.w, IVRING_STATE_STOPPED);
 	ASSERT_EQ(-EPIPE, ivring__poll(r, 1000));
 	ivring__close(r);
 }

@@ -3,7 +3,7 @@
 /*
  * Guest time to host time through the segment, without a guest: a thread
  * plays the module's poller (kmod/clock_sync.c) with the shared writer's
- * ivring_sync_answer() and a guest clock that runs 5 s behind the host's
+ * ivw_sync_answer() and a guest clock that runs 5 s behind the host's
  * CLOCK_MONOTONIC and 100 ppm fast.  Every host time that the library
  * gives must be the true one within the bound it states.  Then guests that
  * do not answer, answer with a clock going backwards, or answer garbage.
@@ -75,14 +75,14 @@ static void *poll_thread(void *arg)
 
 	while (!atomic_load(&p->stop)) {
 		if (!atomic_load(&p->mute) &&
-		    ivring_sync_answer(&p->s->w) == IVR_SYNC_ANSWERED) {
+		    ivw_sync_answer(&p->s->w) == IVW_SYNC_ANSWERED) {
 			u64 tail = mono() + 1000000;
 
 			while (mono() < tail) {
-				ret = ivring_sync_answer(&p->s->w);
-				if (ret == IVR_SYNC_ENDED)
+				ret = ivw_sync_answer(&p->s->w);
+				if (ret == IVW_SYNC_ENDED)
 					break;
-				if (ret == IVR_SYNC_ANSWERED)
+				if (ret == IVW_SYNC_ANSWERED)
 					tail = mono() + 200000;
 			}
 		}
@@ -235,7 +235,7 @@ TEST_F(clk, refusals)
 	self->s.w.hdr->flags = IVRING_F_CLOCK_SYNC;
 	ivring__close(self->r);
 	ASSERT_EQ(0, seg_open(&self->s, 0, &self->r));
-	ivring_set_state(&self->s.w, IVRING_STATE_STOPPED);
+	ivw_set_state(&self->s.w, IVRING_STATE_STOPPED);
 	EXPECT_EQ(-EPIPE, ivring__clock_sync(self->r, 10));
 }
 

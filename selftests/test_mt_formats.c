@@ -105,9 +105,9 @@ TEST(open_at_once)
 	ASSERT_EQ(0, seg_format(&segs[2], 1 << 20, 1, 4096, 0,
 				IVRING_MODE_DISCARD, NULL, 0));
 	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, ivring_add_format(&segs[2].w, v[i].id, v[i].sys,
+		ASSERT_EQ(0, ivw_add_format(&segs[2].w, v[i].id, v[i].sys,
 					       v[i].text, v[i].len));
-	ivring_set_state(&segs[2].w, IVRING_STATE_LIVE);
+	ivw_set_state(&segs[2].w, IVRING_STATE_LIVE);
 	fu_natives_free(v, n);
 
 	for (i = 0; i < THREADS; i++) {

@@ -98,7 +98,7 @@ TEST(overwrite_never_torn)
 		if (!writer_done &&
 		    __atomic_load_n(&x->writer_done, __ATOMIC_ACQUIRE)) {
 			writer_done = 1;
-			ivring_set_state(&x->s.w, IVRING_STATE_STOPPED);
+			ivw_set_state(&x->s.w, IVRING_STATE_STOPPED);
 			continue;
 		}
 		seg_backoff(&idle);

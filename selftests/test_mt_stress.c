@@ -71,11 +71,11 @@ static void nested_write(int sig)
 	(void)sig;
 	if (!w)
 		return;
-	e = ivring_reserve(&w->s->w, w->cpu, sizeof(*e));
+	e = ivw_reserve(&w->s->w, w->cpu, sizeof(*e));
 	if (e) {
 		synth_fill_seq(e, 2000 + w->cpu, w->sig_seq, w->cpu,
 			       SYNTH_ORIGIN_SIGNAL);
-		ivring_commit(&w->s->w, w->cpu);
+		ivw_commit(&w->s->w, w->cpu);
 	}
 	w->sig_seq = w->sig_seq + 1;
 	errno = saved;
@@ -110,12 +110,12 @@ static void *writer_main(void *arg)
 		 * may land between reserve and commit. */
 		if (i % 8 == 7) {
 			u32 len = (i * 131) % 1500;
-			void *p = ivring_reserve(&w->s->w, w->cpu,
+			void *p = ivw_reserve(&w->s->w, w->cpu,
 						 synth_blob_size(len));
 
 			if (p) {
 				synth_fill_blob(p, 1000 + w->cpu, w->task_seq, len);
-				ivring_commit(&w->s->w, w->cpu);
+				ivw_commit(&w->s->w, w->cpu);
 			}
 		} else {
 			seg_write_seq(w->s, w->cpu, w->task_seq,
@@ -157,7 +157,7 @@ static void *reader_main(void *arg)
 			if (!stopped && __atomic_load_n(&x->writers_done,
 							__ATOMIC_ACQUIRE)) {
 				stopped = 1;
-				ivring_set_state(&x->s->w, IVRING_STATE_STOPPED);
+				ivw_set_state(&x->s->w, IVRING_STATE_STOPPED);
 				continue;
 			}
 			seg_backoff(&idle);

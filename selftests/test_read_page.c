@@ -129,7 +129,7 @@ FIXTURE_SETUP(page)
 		else
 			seg_write_blob(&self->s, i % NR_CPUS, i, i % 40);
 	}
-	ivring_set_state(&self->s.w, IVRING_STATE_STOPPED);
+	ivw_set_state(&self->s.w, IVRING_STATE_STOPPED);
 
 	/* A consumer that commits nothing: it counts loss from ticket 0. */
 	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_EXPLICIT_COMMIT, &r));
@@ -270,7 +270,7 @@ TEST(larger_generation)
 	ASSERT_EQ(0, seg_reformat(&s, 65536));
 	for (i = 0; i < 3000; i++)
 		ASSERT_EQ(0, seg_write_seq(&s, 0, i, 0));
-	ivring_set_state(&s.w, IVRING_STATE_STOPPED);
+	ivw_set_state(&s.w, IVRING_STATE_STOPPED);
 	ASSERT_EQ(-ESTALE, ivring__read_page(r, 0, &pg, 0));
 	ASSERT_EQ(1, ivring__read_page(r, 0, &pg, 0));
 	ASSERT_EQ(65536, pg.size);

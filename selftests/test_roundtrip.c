@@ -117,7 +117,7 @@ TEST(decode_synth)
 	ASSERT_EQ(0, seg_write_seq(&s, 1, 5, SYNTH_ORIGIN_SIGNAL));
 	ASSERT_EQ(0, seg_write_blob(&s, 1, 3, 4));
 	synth_fill_switch(buf, 100, "prev", 100, 120, 1, "next", 200, 110);
-	ASSERT_EQ(0, ivring_write(&s.w, 1, buf, sizeof(struct synth_switch)));
+	ASSERT_EQ(0, ivw_write(&s.w, 1, buf, sizeof(struct synth_switch)));
 
 	ASSERT_EQ(0, seg_open(&s, IVRING_OPEN_PEEK, &r));
 	EXPECT_EQ(SYNTH_NR_EVENTS, ivring__match_events(r, "synth:*", ids, 8));

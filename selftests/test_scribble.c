@@ -10,7 +10,7 @@
  * around it; a guard pattern right before and after it catches a stray
  * write in the plain build too.  Then:
  *  - format_area: the host rewrites the format area's used and nr_events
- *    and the header's format_size between ivring_add_format() calls; the
+ *    and the header's format_size between ivw_add_format() calls; the
  *    records must still land one after another inside the area, and the
  *    area must fill up exactly where the writer's own books say.
  *  - counters: the host rewrites dropped, overrun and rejected; the writer
@@ -42,7 +42,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "ring_write.h"
+#include "ring_writer.h"
 #include "libivring.h"
 #include "synth_events.h"
 #include "scribble.h"
@@ -58,17 +58,17 @@
 struct hseg {
 	u8 *mem;		/* guard, segment, guard */
 	u8 *base;
-	struct ivring_params p;
+	struct ivw_params p;
 	struct ivring_header lay;
-	struct ivring_writer w;
-	struct ivring_writer_cpu *cpus;
-	struct ivring_slot *slots;
+	struct ivw_writer w;
+	struct ivw_cpu *cpus;
+	struct ivw_slot *slots;
 	u64 gen;
 };
 
 static void hseg_params(struct hseg *s, u32 mode)
 {
-	s->p = (struct ivring_params){
+	s->p = (struct ivw_params){
 		.segment_size = SEG_SIZE,
 		.nr_cpus = NR_CPUS,
 		.subbuf_size = SUBBUF,
@@ -86,7 +86,7 @@ static int hseg_init(struct hseg *s)
 
 	memset(s, 0, sizeof(*s));
 	hseg_params(s, IVRING_MODE_DISCARD);
-	ret = ivring_layout(&s->p, &s->lay, &need);
+	ret = ivw_layout(&s->p, &s->lay, &need);
 	if (ret)
 		return ret;
 	s->mem = malloc(GUARD + SEG_SIZE + GUARD);
@@ -125,7 +125,7 @@ static int hseg_format(struct hseg *s, u32 mode)
 {
 	hseg_params(s, mode);
 	__atomic_store_n(&s->gen, s->gen + 1, __ATOMIC_RELAXED);
-	return ivring_format(&s->w, s->base, &s->p, s->gen, s->cpus,
+	return ivw_format(&s->w, s->base, &s->p, s->gen, s->cpus,
 			     s->slots);
 }
 
@@ -200,7 +200,7 @@ TEST_F(scribble, format_area)
 		s->w.hdr->format_size = v;
 		a->used = (u32)v;
 		a->nr_events = (u32)(v >> 3);
-		ret = ivring_add_format(&s->w, i, "scribble", text, 100 + i % 90);
+		ret = ivw_add_format(&s->w, i, "scribble", text, 100 + i % 90);
 		if (ret)
 			break;
 		n++;
@@ -239,7 +239,7 @@ TEST_F(scribble, counters)
 
 	ASSERT_EQ(0, hseg_format(s, IVRING_MODE_DISCARD));
 	ASSERT_EQ(0, synth_add_formats(&s->w));
-	ivring_set_state(&s->w, IVRING_STATE_LIVE);
+	ivw_set_state(&s->w, IVRING_STATE_LIVE);
 	for (round = 0; round < 3; round++) {
 		for (cpu = 0; cpu < NR_CPUS; cpu++) {
 			struct ivring_cpu *c = hseg_cpu(s, cpu);
@@ -251,13 +251,13 @@ TEST_F(scribble, counters)
 			c->rejected = 0x7fffffff;
 			for (i = 0; i < FINAL_EVENTS / 4; i++, written[cpu]++) {
 				synth_fill_seq(&e, 100, written[cpu], cpu, 0);
-				ivring_write(&s->w, cpu, &e, sizeof(e));
+				ivw_write(&s->w, cpu, &e, sizeof(e));
 			}
-			ASSERT_EQ(NULL, ivring_reserve(&s->w, cpu, SUBBUF));
+			ASSERT_EQ(NULL, ivw_reserve(&s->w, cpu, SUBBUF));
 			rejected[cpu]++;
 		}
 	}
-	ivring_set_state(&s->w, IVRING_STATE_STOPPED);
+	ivw_set_state(&s->w, IVRING_STATE_STOPPED);
 
 	ASSERT_EQ(0, hseg_open_copy(s, &fd, &r));
 	for (;;) {
@@ -340,14 +340,14 @@ static void storm_write(struct hseg *s, u64 *rnd, u32 origin)
 				synth_blob_max_len(s->w.max_payload) + 1));
 	else
 		len = sizeof(struct synth_seq);
-	p = ivring_reserve(&s->w, cpu, len);
+	p = ivw_reserve(&s->w, cpu, len);
 	if (!p)
 		return;
 	if (len == sizeof(struct synth_seq))
 		synth_fill_seq(p, 100, scribble_rand(rnd) >> 16, cpu, origin);
 	else
 		synth_fill_blob(p, 100, 0, len - synth_blob_size(0));
-	ivring_commit(&s->w, cpu);
+	ivw_commit(&s->w, cpu);
 }
 
 static void storm_nested(int sig)
@@ -365,7 +365,7 @@ static void storm_nested(int sig)
 
 static u64 now_ms(void)
 {
-	return ivr_clock_mono() / 1000000;
+	return ivw_clock_mono() / 1000000;
 }
 
 TEST_F_TIMEOUT(scribble, storm, 120)
@@ -394,7 +394,7 @@ TEST_F_TIMEOUT(scribble, storm, 120)
 	u32 cpu;
 
 	x.seed = env_seed && *env_seed ? strtoull(env_seed, NULL, 0) :
-					 ivr_clock_mono() | 1;
+					 ivw_clock_mono() | 1;
 	x.sig_rnd = x.seed * 3 | 1;
 	rnd = x.seed * 7 | 1;
 	TH_LOG("IVRING_SCRIBBLE_SEED=%#llx", (unsigned long long)x.seed);
@@ -434,11 +434,11 @@ TEST_F_TIMEOUT(scribble, storm, 120)
 			bad_formats++;
 		memset(text, 'f', sizeof(text));
 		for (i = 0; i < 4096 && !ret; i++)
-			ret = ivring_add_format(&s->w, 1000 + i, "scribble",
+			ret = ivw_add_format(&s->w, 1000 + i, "scribble",
 						text, 1 + scribble_below(&rnd, 64));
 		if (ret != -ENOSPC)
 			bad_formats++;
-		ivring_set_state(&s->w, IVRING_STATE_LIVE);
+		ivw_set_state(&s->w, IVRING_STATE_LIVE);
 		barrier();
 		x.live = 1;
 		n = 500 + scribble_below(&rnd, 3000);
@@ -465,16 +465,16 @@ TEST_F_TIMEOUT(scribble, storm, 120)
 	/* The host stopped: a fresh format must work as if nothing happened. */
 	ASSERT_EQ(0, hseg_format(s, IVRING_MODE_DISCARD));
 	ASSERT_EQ(0, synth_add_formats(&s->w));
-	ivring_set_state(&s->w, IVRING_STATE_LIVE);
+	ivw_set_state(&s->w, IVRING_STATE_LIVE);
 	for (cpu = 0; cpu < NR_CPUS; cpu++) {
 		struct synth_seq e;
 
 		for (; written[cpu] < FINAL_EVENTS; written[cpu]++) {
 			synth_fill_seq(&e, 100, written[cpu], cpu, 0);
-			ivring_write(&s->w, cpu, &e, sizeof(e));
+			ivw_write(&s->w, cpu, &e, sizeof(e));
 		}
 	}
-	ivring_set_state(&s->w, IVRING_STATE_STOPPED);
+	ivw_set_state(&s->w, IVRING_STATE_STOPPED);
 
 	ASSERT_EQ(0, hseg_open_copy(s, &fd, &r));
 	{

@@ -62,7 +62,7 @@ static u32 header_before(const void *payload, u32 len)
 {
 	u32 type_len, h;
 
-	ivring_record_len(len, &type_len);
+	ivw_record_len(len, &type_len);
 	memcpy(&h, (const u8 *)payload - (type_len ? 4 : 8), 4);
 	return h;
 }
@@ -90,12 +90,12 @@ TEST_F(sizes, size_classes)
 		void *p;
 
 		seg_fake_set(t + k * 1000);
-		p = ivring_reserve(&self->s.w, 0, len);
+		p = ivw_reserve(&self->s.w, 0, len);
 		ASSERT_NE(NULL, p) TH_LOG("payload of %u bytes refused", len);
 		fill_payload(buf, len, k);
 		memcpy(p, buf, len);
 		/* type_len 1..27 carries the length, 0 puts it in array[0]. */
-		ivring_record_len(len, &type_len);
+		ivw_record_len(len, &type_len);
 		EXPECT_EQ(len <= 108 ? (((len + 4 + 7) & ~7U) - 4) / 4 : 0,
 			  header_before(p, len) & 31);
 		if (!type_len) {
@@ -104,7 +104,7 @@ TEST_F(sizes, size_classes)
 			memcpy(&a0, (u8 *)p - 4, 4);
 			EXPECT_EQ(((len + 7) & ~7U) + 4, a0);
 		}
-		ivring_commit(&self->s.w, 0);
+		ivw_commit(&self->s.w, 0);
 	}
 	ASSERT_EQ(2 * n, seg_cpu(&self->s, 0)->entries);
 	ASSERT_EQ(0, seg_cpu(&self->s, 0)->dropped);
@@ -156,11 +156,11 @@ TEST_F(sizes, one_byte_too_many)
 	seg_fake_set(seg_fake_base());
 	ASSERT_EQ(0, seg_write_blob(&self->s, 0, 1, synth_blob_max_len(max)));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		EXPECT_EQ(NULL, ivring_reserve(&self->s.w, 0, bad[i]))
+		EXPECT_EQ(NULL, ivw_reserve(&self->s.w, 0, bad[i]))
 			TH_LOG("a %u-byte payload was accepted (max %u)",
 			       bad[i], max);
 	}
-	EXPECT_EQ(-ENOSPC, ivring_write(&self->s.w, 0, buf, max + 1));
+	EXPECT_EQ(-ENOSPC, ivw_write(&self->s.w, 0, buf, max + 1));
 	ASSERT_EQ(0, seg_write_blob(&self->s, 0, 2, synth_blob_max_len(max)));
 
 	/* Refused, not dropped: they never took a ticket, nothing is lost. */

@@ -78,7 +78,7 @@ TEST_F(wrap, every_event_once)
 
 			for (;;) {
 				u32 len = rnd(&state) % (max_len + 1);
-				u32 tl, rl = ivring_record_len(synth_blob_size(len),
+				u32 tl, rl = ivw_record_len(synth_blob_size(len),
 							       &tl);
 
 				/* A record may leave a page's tail unused. */
@@ -127,7 +127,7 @@ TEST_F(wrap, every_event_once)
 		EXPECT_EQ(0, st.unread);
 	}
 	/* Stopped and drained: the reader says so. */
-	ivring_set_state(&self->s.w, IVRING_STATE_STOPPED);
+	ivw_set_state(&self->s.w, IVRING_STATE_STOPPED);
 	EXPECT_EQ(-EPIPE, ivring__next(self->r, &ev));
 }
 
@@ -162,7 +162,7 @@ TEST_F(wrap, descriptors_follow)
 			n++;
 		ASSERT_EQ((p + 1) * per_page * variant->cpus, n);
 	}
-	ivring_set_state(&self->s.w, IVRING_STATE_STOPPED);
+	ivw_set_state(&self->s.w, IVRING_STATE_STOPPED);
 	EXPECT_EQ(-EPIPE, ivring__next(self->r, &ev));
 }
 

@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ring_write.h"
+#include "ring_writer.h"
 #include "tool_msg.h"
 #include "synth_events.h"
 
@@ -83,7 +83,7 @@ static struct gen_opts opt = {
 	.mode = IVRING_MODE_DISCARD,
 	.events = 1000,
 };
-static struct ivring_writer writer;
+static struct ivw_writer writer;
 static volatile sig_atomic_t stop_requested;
 static __thread struct gen_thread *self;
 
@@ -341,13 +341,13 @@ static void parse_args(int argc, char **argv)
 
 static u64 now_ns(void)
 {
-	return ivr_clock_mono();
+	return ivw_clock_mono();
 }
 
 /* The writer's clock: the host's, --clock-behind late. */
 static u64 guest_clock(void)
 {
-	return ivr_clock_mono() - opt.clock_behind;
+	return ivw_clock_mono() - opt.clock_behind;
 }
 
 /*
@@ -363,12 +363,12 @@ static void *clock_thread(void *arg)
 
 	(void)arg;
 	while (!stop_requested) {
-		if (ivring_sync_answer(&writer) == IVR_SYNC_ANSWERED) {
+		if (ivw_sync_answer(&writer) == IVW_SYNC_ANSWERED) {
 			for (tail = now_ns() + 1000000; now_ns() < tail;) {
-				ret = ivring_sync_answer(&writer);
-				if (ret == IVR_SYNC_ENDED)
+				ret = ivw_sync_answer(&writer);
+				if (ret == IVW_SYNC_ENDED)
 					break;
-				if (ret == IVR_SYNC_ANSWERED)
+				if (ret == IVW_SYNC_ANSWERED)
 					tail = now_ns() + 200000;
 			}
 		}
@@ -400,10 +400,10 @@ static void nested_handler(int sig)
 	(void)sig;
 	if (!t)
 		return;
-	e = ivring_reserve(&writer, t->cpu, sizeof(*e));
+	e = ivw_reserve(&writer, t->cpu, sizeof(*e));
 	if (e) {
 		synth_fill_seq(e, t->pid, t->sig_seq, t->cpu, SYNTH_ORIGIN_SIGNAL);
-		ivring_commit(&writer, t->cpu);
+		ivw_commit(&writer, t->cpu);
 	} else {
 		t->sig_failed = t->sig_failed + 1;
 	}
@@ -460,7 +460,7 @@ static void write_task_event(struct gen_thread *t, u64 i)
 	if (opt.nr_sizes) {
 		u32 len = (u32)opt.sizes[i % opt.nr_sizes];
 		u32 size = synth_blob_size(len);
-		void *p = ivring_reserve(&writer, t->cpu, size);
+		void *p = ivw_reserve(&writer, t->cpu, size);
 
 		/*
 		 * Reserve, fill in place, commit: a nested write that lands
@@ -468,7 +468,7 @@ static void write_task_event(struct gen_thread *t, u64 i)
 		 */
 		if (p) {
 			synth_fill_blob(p, t->pid, seq, len);
-			ivring_commit(&writer, t->cpu);
+			ivw_commit(&writer, t->cpu);
 			ret = 0;
 		} else {
 			ret = -ENOSPC;
@@ -477,7 +477,7 @@ static void write_task_event(struct gen_thread *t, u64 i)
 		struct synth_seq e;
 
 		synth_fill_seq(&e, t->pid, seq, t->cpu, SYNTH_ORIGIN_TASK);
-		ret = ivring_write(&writer, t->cpu, &e, sizeof(e));
+		ret = ivw_write(&writer, t->cpu, &e, sizeof(e));
 	}
 	if (ret)
 		t->task_failed++;
@@ -496,7 +496,7 @@ static void announce_thread(struct gen_thread *t)
 
 	snprintf(comm, sizeof(comm), "gen-cpu%u", t->cpu);
 	synth_fill_switch(e, t->pid, PROG, getpid(), 120, 0, comm, t->pid, 120);
-	ivring_write(&writer, t->cpu, e, sizeof(e));
+	ivw_write(&writer, t->cpu, e, sizeof(e));
 }
 
 static void *writer_thread(void *arg)
@@ -599,10 +599,10 @@ static const char *mode_name(u32 mode)
 
 int main(int argc, char **argv)
 {
-	struct ivring_params p = { 0 };
+	struct ivw_params p = { 0 };
 	struct ivring_header lay;
-	struct ivring_writer_cpu *cpus;
-	struct ivring_slot *slots;
+	struct ivw_cpu *cpus;
+	struct ivw_slot *slots;
 	struct gen_thread *threads;
 	struct sigaction sa = { 0 };
 	pthread_t clock_tid;
@@ -621,7 +621,7 @@ int main(int argc, char **argv)
 	p.clock_id = IVRING_CLOCK_MONO;
 	p.clock_name = "mono";
 	p.flags = opt.answer_clock ? IVRING_F_CLOCK_SYNC : 0;
-	ret = ivring_layout(&p, &lay, &need);
+	ret = ivw_layout(&p, &lay, &need);
 	if (ret == -ENOSPC) {
 		char sz[32];
 
@@ -650,14 +650,14 @@ int main(int argc, char **argv)
 	      (now_ns() ^ ((u64)getpid() << 40)) | 1;
 	if (opt.clock_behind)
 		writer.clock = guest_clock;
-	ret = ivring_format(&writer, base, &p, gen, cpus, slots);
+	ret = ivw_format(&writer, base, &p, gen, cpus, slots);
 	if (ret)
 		tool_die("%s: format: %s", path, strerror(-ret));
 	ret = synth_add_formats(&writer);
 	if (ret)
 		tool_die("%s: adding event formats: %s", path, strerror(-ret));
 	check_sizes();
-	ivring_set_state(&writer, IVRING_STATE_LIVE);
+	ivw_set_state(&writer, IVRING_STATE_LIVE);
 
 	sa.sa_handler = nested_handler;
 	sa.sa_flags = SA_RESTART;
@@ -695,7 +695,7 @@ int main(int argc, char **argv)
 	}
 
 	if (opt.stop)
-		ivring_set_state(&writer, IVRING_STATE_STOPPED);
+		ivw_set_state(&writer, IVRING_STATE_STOPPED);
 
 	if (!opt.quiet) {
 		for (i = 0; i < opt.cpus; i++) {

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "ring_write.h"
+#include "ring_writer.h"
 #include "synth_events.h"
 
 #define COMMON_FIELDS	SYNTH_COMMON_FIELDS "\n"
@@ -92,14 +92,14 @@ const struct synth_event_desc *synth_event(uint16_t id)
 	return &synth_events[id - 1];
 }
 
-int synth_add_formats(struct ivring_writer *w)
+int synth_add_formats(struct ivw_writer *w)
 {
 	int i, ret;
 
 	for (i = 0; i < SYNTH_NR_EVENTS; i++) {
 		const struct synth_event_desc *d = &synth_events[i];
 
-		ret = ivring_add_format(w, d->id, SYNTH_SYSTEM, d->format,
+		ret = ivw_add_format(w, d->id, SYNTH_SYSTEM, d->format,
 					strlen(d->format));
 		if (ret)
 			return ret;

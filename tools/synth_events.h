@@ -83,9 +83,9 @@ extern const struct synth_event_desc synth_events[SYNTH_NR_EVENTS];
 /* The descriptor of @id, or NULL. */
 const struct synth_event_desc *synth_event(uint16_t id);
 
-struct ivring_writer;
-/* Add every synth format to @w: 0 or ivring_add_format()'s -errno. */
-int synth_add_formats(struct ivring_writer *w);
+struct ivw_writer;
+/* Add every synth format to @w: 0 or ivw_add_format()'s -errno. */
+int synth_add_formats(struct ivw_writer *w);
 
 /*
  * The fill and check functions take plain pointers: a payload in a ring is

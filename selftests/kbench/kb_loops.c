@@ -34,10 +34,10 @@ static noinline bool kb_ivring_one(struct kb_rings *r, unsigned int cpu,
 	void *p;
 
 	preempt_disable_notrace();
-	p = ivring_reserve(&r->w, cpu, len);
+	p = ivw_reserve(&r->w, cpu, len);
 	if (p) {
 		memcpy(p, kb_src, len);
-		ivring_commit(&r->w, cpu);
+		ivw_commit(&r->w, cpu);
 	}
 	preempt_enable_notrace();
 	return p;
@@ -67,10 +67,10 @@ static noinline bool kb_fill_one(u32 len)
 	return true;
 }
 
-/* The clock the shared writer reads (ring_prim_kernel.h: mono fast). */
+/* The clock the shared writer reads (prim_kernel.h: mono fast). */
 static noinline bool kb_clk_ivring_one(struct kb_rings *r)
 {
-	kb_sink += ivring_clock(&r->w);
+	kb_sink += ivw_clock(&r->w);
 	return true;
 }
 

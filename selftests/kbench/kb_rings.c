@@ -28,11 +28,11 @@
 #define KB_SUBBUF	4096
 
 /* As kmod/pci.c: cmpxchg16b needs 16-byte alignment, kvcalloc() may not. */
-static struct ivring_writer_cpu *kb_alloc_cpus(u32 nr_cpus, void **mem)
+static struct ivw_cpu *kb_alloc_cpus(u32 nr_cpus, void **mem)
 {
-	size_t align = __alignof__(struct ivring_writer_cpu);
+	size_t align = __alignof__(struct ivw_cpu);
 
-	*mem = kvcalloc(1, (size_t)nr_cpus * sizeof(struct ivring_writer_cpu) +
+	*mem = kvcalloc(1, (size_t)nr_cpus * sizeof(struct ivw_cpu) +
 			align - 1, GFP_KERNEL);
 	if (!*mem)
 		return NULL;
@@ -41,7 +41,7 @@ static struct ivring_writer_cpu *kb_alloc_cpus(u32 nr_cpus, void **mem)
 
 static int kb_ivring_create(struct kb_rings *r, unsigned int ring_kb)
 {
-	struct ivring_params p = {
+	struct ivw_params p = {
 		.segment_size = U64_MAX,
 		.nr_cpus = nr_cpu_ids,
 		.subbuf_size = KB_SUBBUF,
@@ -52,11 +52,11 @@ static int kb_ivring_create(struct kb_rings *r, unsigned int ring_kb)
 		.clock_id = IVRING_CLOCK_MONO,
 		.clock_name = "mono",
 	};
-	struct ivring_writer_cpu *cpus;
+	struct ivw_cpu *cpus;
 	struct ivring_header lay;
 	int ret;
 
-	ret = ivring_layout(&p, &lay, &r->seg_size);
+	ret = ivw_layout(&p, &lay, &r->seg_size);
 	if (ret) {
 		pr_err(KB_NAME ": ring_kb=%u: no ivring layout: %d\n", ring_kb,
 		       ret);
@@ -70,11 +70,11 @@ static int kb_ivring_create(struct kb_rings *r, unsigned int ring_kb)
 	if (!r->seg || !r->slots || !cpus)
 		return -ENOMEM;
 	/* The host area stays zero: no consumer, generation 0 never matches. */
-	ret = ivring_format(&r->w, r->seg, &p, get_random_u64() | 1, cpus,
+	ret = ivw_format(&r->w, r->seg, &p, get_random_u64() | 1, cpus,
 			    r->slots);
 	if (ret)
 		return ret;
-	ivring_set_state(&r->w, IVRING_STATE_LIVE);
+	ivw_set_state(&r->w, IVRING_STATE_LIVE);
 	return 0;
 }
 

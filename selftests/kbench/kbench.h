@@ -12,7 +12,7 @@
 
 #include <linux/types.h>
 
-#include "ring_write.h"
+#include "ring_writer.h"
 
 #define KB_NAME		"ivring_kbench"
 #define KB_PAYLOAD_MIN	8
@@ -21,17 +21,17 @@
 struct trace_buffer;
 
 struct kb_rings {
-	struct ivring_writer w;
+	struct ivw_writer w;
 	void *seg;			/* vzalloc()ed ivring segment */
 	u64 seg_size;
 	void *cpus_mem;			/* holds w.cpus, aligned */
-	struct ivring_slot *slots;
+	struct ivw_slot *slots;
 	struct trace_buffer *rb;	/* from ring_buffer_alloc() */
 };
 
 /* What one batch writes; the rings and the clocks are timed alike. */
 enum kb_kind {
-	KB_IVRING,	/* ivring_reserve + fill + ivring_commit */
+	KB_IVRING,	/* ivw_reserve + fill + ivw_commit */
 	KB_FTRACE,	/* ring_buffer_lock_reserve + fill + unlock_commit */
 	KB_FILL,	/* the fill alone, into a scratch buffer: the floor */
 	KB_CLK_IVRING,	/* the clock ivring stamps with */

@@ -145,14 +145,14 @@ kdir=${KDIR:-/usr/src/linux-headers-$kver}
 [ -r "$kdir/Makefile" ] || die "no kernel headers in $kdir for $kver (linux-headers-amd64)"
 
 # As `make module`: Kbuild writes objects next to the sources, so it builds
-# in a tree of links.  Only the writer's files are linked into kmod/.
-mkdir -p "$out/kmod" || die "cannot create $out"
-find "$out" "$out/kmod" -maxdepth 1 -type l -delete
+# in a tree of links; include/writer/ is a real directory, for the
+# writer's objects.
+[ -L "$out/include" ] && rm "$out/include"
+mkdir -p "$out/include/writer" || die "cannot create $out"
+find "$out" "$out/include" "$out/include/writer" -maxdepth 1 -type l -delete
 ln -s "$here/Kbuild" "$here"/kb_*.c "$here/kbench.h" "$out/"
-ln -s "$top/include" "$out/include"
-for f in ring_write.c ring_format.c ring_write.h ring_prim_kernel.h; do
-	ln -s "$top/kmod/$f" "$out/kmod/"
-done
+ln -s "$top/include/uapi" "$out/include/uapi"
+ln -s "$top"/include/writer/*.[ch] "$out/include/writer/"
 kflags=()
 [ "${WERROR:-1}" = 1 ] && kflags=(KCFLAGS=-Werror)
 echo "$prog: building ivring_kbench.ko (W=1) against $kdir"

@@ -84,7 +84,7 @@ END {
 	if (!np)
 		printf "1. Write path in the kernel: skipped (--kbench-rounds 0)\n\n"
 	else {
-	printf "1. Write path in the kernel: ivring_reserve/commit against ring_buffer_lock_reserve/unlock_commit\n"
+	printf "1. Write path in the kernel: ivw_reserve/commit against ring_buffer_lock_reserve/unlock_commit\n"
 	printf "   (ivring_kbench.ko, %s; ns per event, medians)\n", ksetup
 	printf "   %-8s %9s %9s %9s   %-30s %s\n", "payload", "ivring", "ftrace", "fill", "ivring/ftrace per round", "the same without the clock reads"
 	printf "   %-8s %9s %9s %9s   %-30s %s\n", "", "", "", "", "median [p25 .. p75]", "(of the medians)"

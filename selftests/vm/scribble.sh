@@ -42,7 +42,7 @@
 #     private copies); no bad page; every line decodes.
 #
 # A module that reads its books back from the segment fails here: the
-# guest Oopses in ivring_add_format() (a memset far outside BAR2) on one of
+# guest Oopses in ivw_add_format() (a memset far outside BAR2) on one of
 # the insmods or resets, or its counts do not reconcile.
 # Exit: 0 pass, 1 fail, 4 skip (kselftest).
 

@@ -2,7 +2,7 @@
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
  * The primitives that the shared ring writer needs, for the userspace build
- * (ivring-gen, the tests and the benchmarks).  They mirror ring_prim_kernel.h
+ * (ivring-gen, the tests and the benchmarks).  They mirror prim_kernel.h
  * one for one; the writer itself is the same code in both builds.
  *
  * A userspace writer thread stands for a guest CPU and its signal handlers
@@ -10,8 +10,8 @@
  * against a signal on the same thread", exactly as the kernel's local_t ops
  * are atomic against an interrupt on the same CPU.
  */
-#ifndef IVRING_RING_PRIM_USER_H
-#define IVRING_RING_PRIM_USER_H
+#ifndef IVW_PRIM_USER_H
+#define IVW_PRIM_USER_H
 
 #include <errno.h>
 #include <stdbool.h>
@@ -63,7 +63,7 @@ typedef __s64 s64;
 #define __aligned(x)		__attribute__((aligned(x)))
 #endif
 
-static inline void ivr_local_add(u64 *p, u64 v)
+static inline void ivw_local_add(u64 *p, u64 v)
 {
 	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
@@ -74,7 +74,7 @@ static inline void ivr_local_add(u64 *p, u64 v)
  * against another CPU: the same contract as the kernel's
  * cmpxchg_double_local(), which is all a per-CPU writer needs.
  */
-static inline bool ivr_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
+static inline bool ivw_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
 					    u64 n1, u64 n2)
 {
 #if defined(__x86_64__)
@@ -94,7 +94,7 @@ static inline bool ivr_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
 #endif
 }
 
-static inline u64 ivr_clock_mono(void)
+static inline u64 ivw_clock_mono(void)
 {
 	struct timespec ts;
 
@@ -103,12 +103,12 @@ static inline u64 ivr_clock_mono(void)
 }
 
 /* Nothing to yield to: a userspace formatter is preemptible anyway. */
-static inline void ivr_cond_resched(void)
+static inline void ivw_cond_resched(void)
 {
 }
 
 /* strscpy_pad(): copy at most @size - 1 bytes, NUL-fill up to @size. */
-static inline void ivr_strscpy_pad(char *dst, const char *src, size_t size)
+static inline void ivw_strscpy_pad(char *dst, const char *src, size_t size)
 {
 	size_t n;
 
@@ -119,4 +119,4 @@ static inline void ivr_strscpy_pad(char *dst, const char *src, size_t size)
 	memset(dst + n, 0, size - n);
 }
 
-#endif /* IVRING_RING_PRIM_USER_H */
+#endif /* IVW_PRIM_USER_H */

@@ -2,10 +2,10 @@
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
  * The primitives that the shared ring writer needs, for the guest kernel
- * build.  ring_prim_user.h mirrors them for userspace.
+ * build.  prim_user.h mirrors them for userspace.
  */
-#ifndef IVRING_RING_PRIM_KERNEL_H
-#define IVRING_RING_PRIM_KERNEL_H
+#ifndef IVW_PRIM_KERNEL_H
+#define IVW_PRIM_KERNEL_H
 
 #include <linux/atomic.h>
 #include <linux/compiler.h>
@@ -32,7 +32,7 @@
  * Only ever on writer-private memory: the segment's counters are stores
  * only, so no host value can keep this loop spinning.
  */
-static inline void ivr_local_add(u64 *p, u64 v)
+static inline void ivw_local_add(u64 *p, u64 v)
 {
 	u64 old;
 
@@ -46,15 +46,15 @@ static inline void ivr_local_add(u64 *p, u64 v)
  * Moves two adjacent u64s, 16-byte aligned, in one cmpxchg16b on this CPU.
  * v6.5 replaced cmpxchg_double_local() by cmpxchg128_local() on a u128;
  * both are the same instruction.  x86-64 is little-endian: @p[0] is the
- * low half.  Needs ivr_has_cmpxchg_double(); the module checks it at load.
+ * low half.  Needs ivw_has_cmpxchg_double(); the module checks it at load.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-static inline bool ivr_has_cmpxchg_double(void)
+static inline bool ivw_has_cmpxchg_double(void)
 {
 	return system_has_cmpxchg128();
 }
 
-static inline bool ivr_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
+static inline bool ivw_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
 					    u64 n1, u64 n2)
 {
 	u128 old = (u128)o2 << 64 | o1;
@@ -63,12 +63,12 @@ static inline bool ivr_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
 	return cmpxchg128_local((u128 *)p, old, new) == old;
 }
 #else
-static inline bool ivr_has_cmpxchg_double(void)
+static inline bool ivw_has_cmpxchg_double(void)
 {
 	return system_has_cmpxchg_double();
 }
 
-static inline bool ivr_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
+static inline bool ivw_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
 					    u64 n1, u64 n2)
 {
 	return cmpxchg_double_local(p, p + 1, o1, o2, n1, n2);
@@ -76,21 +76,21 @@ static inline bool ivr_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
 #endif
 
 /* NMI-safe and the same on every CPU, so sub-rings merge by time. */
-static inline u64 ivr_clock_mono(void)
+static inline u64 ivw_clock_mono(void)
 {
 	return ktime_get_mono_fast_ns();
 }
 
 /* Formatting zeroes a BAR of up to gigabytes: let others run meanwhile. */
-static inline void ivr_cond_resched(void)
+static inline void ivw_cond_resched(void)
 {
 	cond_resched();
 }
 
 /* A bounded copy that NUL-pads the rest, for fixed-size ABI fields. */
-static inline void ivr_strscpy_pad(char *dst, const char *src, size_t size)
+static inline void ivw_strscpy_pad(char *dst, const char *src, size_t size)
 {
 	strscpy_pad(dst, src, size);
 }
 
-#endif /* IVRING_RING_PRIM_KERNEL_H */
+#endif /* IVW_PRIM_KERNEL_H */

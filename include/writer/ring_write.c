@@ -5,7 +5,7 @@
  * kmod/RING-DESIGN has the prose and the diagrams; the comments here name
  * which step of it a line is.
  */
-#include "ring_write.h"
+#include "ring_writer.h"
 
 #define TAIL_SEQ_SHIFT	32
 #define TAIL_ENT_SHIFT	16
@@ -31,7 +31,7 @@ static inline u32 tail_ents(u64 tail)
  * written is never more than nr_subbufs ahead of the commit page, so the
  * full number follows from the commit page's.
  */
-static inline u64 tail_seq(const struct ivring_writer_cpu *c, u64 tail)
+static inline u64 tail_seq(const struct ivw_cpu *c, u64 tail)
 {
 	u64 base = READ_ONCE(c->commit_seq);
 
@@ -39,7 +39,7 @@ static inline u64 tail_seq(const struct ivring_writer_cpu *c, u64 tail)
 }
 
 /* seq % nr_subbufs without a divide: Lemire's fastmod, exact for 32 bits. */
-static inline u32 slot_of(const struct ivring_writer *w, u64 seq)
+static inline u32 slot_of(const struct ivw_writer *w, u64 seq)
 {
 	u64 low = w->slot_magic * (u32)seq;
 	u32 s32 = ((unsigned __int128)low * w->nr_subbufs) >> 64;
@@ -50,8 +50,8 @@ static inline u32 slot_of(const struct ivring_writer *w, u64 seq)
 	return s32;
 }
 
-static inline struct ivring_subbuf_hdr *page_of(const struct ivring_writer *w,
-						const struct ivring_writer_cpu *c,
+static inline struct ivring_subbuf_hdr *page_of(const struct ivw_writer *w,
+						const struct ivw_cpu *c,
 						u32 slot)
 {
 	return (struct ivring_subbuf_hdr *)(c->data + (u64)slot * w->subbuf_size);
@@ -101,8 +101,8 @@ static void write_padding(u8 *rec, u32 off, u32 rec_area)
  * The host's consumer position, as far as the writer may believe it: only
  * for our generation, and never past what we published (RING-DESIGN 5).
  */
-static u64 consumer_seq(const struct ivring_writer *w,
-			const struct ivring_writer_cpu *c, u64 commit_seq)
+static u64 consumer_seq(const struct ivw_writer *w,
+			const struct ivw_cpu *c, u64 commit_seq)
 {
 	u64 seq;
 
@@ -126,8 +126,8 @@ enum advance_result { ADV_DONE, ADV_RETRY, ADV_FULL };
  * Move from the closed page of @tail to the next one, placing the event at
  * its start (RING-DESIGN 4).  Called with nest held.
  */
-static enum advance_result advance(struct ivring_writer *w,
-				   struct ivring_writer_cpu *c, u64 tail,
+static enum advance_result advance(struct ivw_writer *w,
+				   struct ivw_cpu *c, u64 tail,
 				   u64 last, u64 ts, u32 rlen, u32 type_len,
 				   u32 len, void **payload)
 {
@@ -164,13 +164,13 @@ static enum advance_result advance(struct ivring_writer *w,
 	WRITE_ONCE(c->desc[slot].seq, next | IVRING_DESC_BUSY);
 	virt_wmb();
 
-	if (!ivr_cmpxchg_double_local(&c->tail, tail, last,
+	if (!ivw_cmpxchg_double_local(&c->tail, tail, last,
 				      TAIL(next, 1, rlen), ts))
 		return ADV_RETRY;
 
 	if (w->mode == IVRING_MODE_OVERWRITE && next >= w->nr_subbufs &&
 	    next - w->nr_subbufs >= consumed)
-		ivr_local_add(&c->overrun, old_entries);
+		ivw_local_add(&c->overrun, old_entries);
 	c->slot[slot_of(w, seq)].entries = tail_ents(tail);
 	c->slot[slot].dropped = dropped;
 	/* For stats only: paired with the smp_rmb()s in ivr_oldest_ts(). */
@@ -188,25 +188,25 @@ static enum advance_result advance(struct ivring_writer *w,
  * Loss is counted in private memory; the outermost writer's commit stores
  * the counts to the segment (RING-DESIGN 6), so the caller holds nest.
  */
-static void drop_event(struct ivring_writer_cpu *c)
+static void drop_event(struct ivw_cpu *c)
 {
-	ivr_local_add(&c->dropped, 1);
+	ivw_local_add(&c->dropped, 1);
 }
 
-void *ivring_reserve(struct ivring_writer *w, unsigned int cpu, u32 len)
+void *ivw_reserve(struct ivw_writer *w, unsigned int cpu, u32 len)
 {
-	struct ivring_writer_cpu *c = &w->cpus[cpu];
-	u32 type_len, rlen = ivring_record_len(len, &type_len);
+	struct ivw_cpu *c = &w->cpus[cpu];
+	u32 type_len, rlen = ivw_record_len(len, &type_len);
 	void *payload = NULL;
 
 	WRITE_ONCE(c->nest, READ_ONCE(c->nest) + 1);
 	barrier();
 	if (unlikely(len > w->max_payload)) {
 		/* Held nest: the commit below publishes the count. */
-		ivr_local_add(&c->rejected, 1);
+		ivw_local_add(&c->rejected, 1);
 		goto unreserve;
 	}
-	if (unlikely(READ_ONCE(c->nest) > IVRING_NEST_MAX)) {
+	if (unlikely(READ_ONCE(c->nest) > IVW_NEST_MAX)) {
 		drop_event(c);
 		goto unreserve;
 	}
@@ -214,7 +214,7 @@ void *ivring_reserve(struct ivring_writer *w, unsigned int cpu, u32 len)
 	for (;;) {
 		u64 tail = READ_ONCE(c->tail);
 		u64 last = READ_ONCE(c->last_ts);
-		u64 ts = ivring_clock(w);
+		u64 ts = ivw_clock(w);
 		u32 off = tail_off(tail);
 		u64 delta;
 		u32 need;
@@ -234,7 +234,7 @@ void *ivring_reserve(struct ivring_writer *w, unsigned int cpu, u32 len)
 		if (likely(off + need <= w->rec_area)) {
 			struct ivring_subbuf_hdr *page;
 
-			if (!ivr_cmpxchg_double_local(&c->tail, tail, last,
+			if (!ivw_cmpxchg_double_local(&c->tail, tail, last,
 						      tail + TAIL_ENT_ONE + need,
 						      ts))
 				continue;	/* an interrupt wrote first */
@@ -247,7 +247,7 @@ void *ivring_reserve(struct ivring_writer *w, unsigned int cpu, u32 len)
 			/* Close the page: padding takes the rest of it. */
 			struct ivring_subbuf_hdr *page;
 
-			if (!ivr_cmpxchg_double_local(&c->tail, tail, last,
+			if (!ivw_cmpxchg_double_local(&c->tail, tail, last,
 						      tail + (w->rec_area - off),
 						      last))
 				continue;
@@ -270,7 +270,7 @@ void *ivring_reserve(struct ivring_writer *w, unsigned int cpu, u32 len)
 
 unreserve:
 	/* Inner writers may have left their publication to us. */
-	ivring_commit(w, cpu);
+	ivw_commit(w, cpu);
 	return NULL;
 }
 
@@ -278,7 +278,7 @@ unreserve:
  * Start page @seq: the fields a reader needs before it may look at the page,
  * then the descriptor without its busy bit (RING-DESIGN 6).
  */
-static void start_page(struct ivring_writer *w, struct ivring_writer_cpu *c,
+static void start_page(struct ivw_writer *w, struct ivw_cpu *c,
 		       u64 seq, u32 prev_entries)
 {
 	u32 slot = slot_of(w, seq);
@@ -307,16 +307,16 @@ static void start_page(struct ivring_writer *w, struct ivring_writer_cpu *c,
 }
 
 /* Read the loss counters once: publish() stores, commit re-checks them. */
-static void loss_snapshot(const struct ivring_writer_cpu *c,
-			  struct ivring_cpu_counts *n)
+static void loss_snapshot(const struct ivw_cpu *c,
+			  struct ivw_cpu_counts *n)
 {
 	n->dropped = READ_ONCE(c->dropped);
 	n->overrun = READ_ONCE(c->overrun);
 	n->rejected = READ_ONCE(c->rejected);
 }
 
-static bool loss_changed(const struct ivring_writer_cpu *c,
-			 const struct ivring_cpu_counts *n)
+static bool loss_changed(const struct ivw_cpu *c,
+			 const struct ivw_cpu_counts *n)
 {
 	return READ_ONCE(c->dropped) != n->dropped ||
 	       READ_ONCE(c->overrun) != n->overrun ||
@@ -330,11 +330,11 @@ static bool loss_changed(const struct ivring_writer_cpu *c,
  * keep us spinning nor be counted from.  The loss counters share no cache
  * line with commit_seq, so storing them does not disturb a polling reader.
  */
-static void store_counts(struct ivring_writer_cpu *c,
-			 const struct ivring_cpu_counts *n)
+static void store_counts(struct ivw_cpu *c,
+			 const struct ivw_cpu_counts *n)
 {
 	struct ivring_cpu *s = c->shared;
-	struct ivring_cpu_counts *o = &c->shown;
+	struct ivw_cpu_counts *o = &c->shown;
 
 	/*
 	 * Only a group that changed: a storm of drops must not take the
@@ -366,8 +366,8 @@ static void store_counts(struct ivring_writer_cpu *c,
  * Only the outermost writer on a CPU runs this, so it never races with
  * itself (RING-DESIGN 6).
  */
-static void publish(struct ivring_writer *w, struct ivring_writer_cpu *c,
-		    u64 tail, struct ivring_cpu_counts *n)
+static void publish(struct ivw_writer *w, struct ivw_cpu *c,
+		    u64 tail, struct ivw_cpu_counts *n)
 {
 	u64 seq = tail_seq(c, tail);
 	u32 ents = tail_ents(tail);
@@ -398,13 +398,13 @@ static void publish(struct ivring_writer *w, struct ivring_writer_cpu *c,
 	store_counts(c, n);
 }
 
-void ivring_commit(struct ivring_writer *w, unsigned int cpu)
+void ivw_commit(struct ivw_writer *w, unsigned int cpu)
 {
-	struct ivring_writer_cpu *c = &w->cpus[cpu];
+	struct ivw_cpu *c = &w->cpus[cpu];
 
 	for (;;) {
 		u32 nest = READ_ONCE(c->nest);
-		struct ivring_cpu_counts n;
+		struct ivw_cpu_counts n;
 		u64 tail;
 
 		if (nest != 1) {
@@ -432,41 +432,41 @@ void ivring_commit(struct ivring_writer *w, unsigned int cpu)
 	}
 }
 
-int ivring_write(struct ivring_writer *w, unsigned int cpu,
+int ivw_write(struct ivw_writer *w, unsigned int cpu,
 		 const void *payload, u32 len)
 {
-	void *p = ivring_reserve(w, cpu, len);
+	void *p = ivw_reserve(w, cpu, len);
 
 	if (!p)
 		return -ENOSPC;
 	memcpy(p, payload, len);
-	ivring_commit(w, cpu);
+	ivw_commit(w, cpu);
 	return 0;
 }
 
 /**
- * ivring_sync_answer() - answer the host's clock request, if there is one
+ * ivw_sync_answer() - answer the host's clock request, if there is one
  * @w:		formatted writer
  *
  * The caller serialises calls on @w (one poller).  sync_seq is loaded only
  * to compare it with 0 and with the last one answered: whatever the host
  * stores there costs at most one answer per call.
  *
- * Return: IVR_SYNC_ANSWERED if a new request was answered, IVR_SYNC_ENDED
- * if the host ended its burst (sync_seq 0), IVR_SYNC_NONE otherwise.
+ * Return: IVW_SYNC_ANSWERED if a new request was answered, IVW_SYNC_ENDED
+ * if the host ended its burst (sync_seq 0), IVW_SYNC_NONE otherwise.
  */
-int ivring_sync_answer(struct ivring_writer *w)
+int ivw_sync_answer(struct ivw_writer *w)
 {
 	u64 seq = virt_load_acquire(&w->host->sync_seq);
 
 	if (!seq)
-		return IVR_SYNC_ENDED;
+		return IVW_SYNC_ENDED;
 	if (seq == w->sync_last)
-		return IVR_SYNC_NONE;
-	WRITE_ONCE(w->hdr->sync.guest_ns, ivring_clock(w));
+		return IVW_SYNC_NONE;
+	WRITE_ONCE(w->hdr->sync.guest_ns, ivw_clock(w));
 	WRITE_ONCE(w->hdr->sync.answers, ++w->sync_answers);
 	/* The clock reading before the seq that says it answers. */
 	virt_store_release(&w->hdr->sync.seq, seq);
 	w->sync_last = seq;
-	return IVR_SYNC_ANSWERED;
+	return IVW_SYNC_ANSWERED;
 }

@@ -3,28 +3,33 @@
 /*
  * The ivring writer: formats a segment and appends events to its per-CPU
  * sub-rings.  One source, two builds: the guest module compiles it with
- * ring_prim_kernel.h, ivring-gen and the tests with ring_prim_user.h.
+ * prim_kernel.h, ivring-gen and the tests with prim_user.h.
  * kmod/RING-DESIGN explains the algorithm.
+ *
+ * Its names begin with ivw_ ("ivring writer"), so that they cannot be
+ * taken for the segment ABI's (struct ivring_*, IVRING_* of
+ * <linux/ivring.h>) or for libivring's, the host reader (ivring__*).
+ * It includes nothing but the ABI and its primitives.
  *
  * Rules for callers:
  * - Events for CPU c are written only on CPU c with preemption disabled
  *   (userspace: only by the thread that owns sub-ring c and by signal
  *   handlers that interrupt it).  Interrupts and NMIs may nest.
- * - ivring_reserve() that returns a pointer must be followed by exactly one
- *   ivring_commit() on the same CPU; a NULL return needs nothing.
+ * - ivw_reserve() that returns a pointer must be followed by exactly one
+ *   ivw_commit() on the same CPU; a NULL return needs nothing.
  */
-#ifndef IVRING_RING_WRITE_H
-#define IVRING_RING_WRITE_H
+#ifndef IVW_RING_WRITER_H
+#define IVW_RING_WRITER_H
 
 #ifdef __KERNEL__
-#include "ring_prim_kernel.h"
+#include "prim_kernel.h"
 #else
-#include "ring_prim_user.h"
+#include "prim_user.h"
 #endif
 #include <linux/ivring.h>
 
-#define IVRING_NEST_MAX		8	/* task, softirq, irq, NMI, with room */
-#define IVRING_FORMAT_SIZE_DEFAULT	(256 * 1024)
+#define IVW_NEST_MAX		8	/* task, softirq, irq, NMI, with room */
+#define IVW_FORMAT_SIZE_DEFAULT	(256 * 1024)
 /*
  * Sub-buffers per CPU at most.  The BAR's size is the host's to choose and
  * the writer keeps a private record per slot: without a cap, a huge BAR
@@ -32,17 +37,17 @@
  * the count would outgrow the u32 it is kept in.  A larger BAR is used only
  * in part.  2^20 slots of the largest sub-buffer are 64 GiB per CPU.
  */
-#define IVRING_NR_SUBBUFS_MAX	(1U << 20)
-_Static_assert(IVRING_FORMAT_SIZE_DEFAULT <= IVRING_FORMAT_AREA_MAX,
+#define IVW_NR_SUBBUFS_MAX	(1U << 20)
+_Static_assert(IVW_FORMAT_SIZE_DEFAULT <= IVRING_FORMAT_AREA_MAX,
 	       "a reader refuses a larger format area");
 
-/* What the caller asks of the layout; ivring_layout() fills in the rest. */
-struct ivring_params {
+/* What the caller asks of the layout; ivw_layout() fills in the rest. */
+struct ivw_params {
 	u64 segment_size;
 	u32 nr_cpus;
 	u32 subbuf_size;
 	u32 nr_subbufs;		/* 0: as many as fit in segment_size */
-	u32 format_size;	/* 0: IVRING_FORMAT_SIZE_DEFAULT; max IVRING_FORMAT_AREA_MAX */
+	u32 format_size;	/* 0: IVW_FORMAT_SIZE_DEFAULT; max IVRING_FORMAT_AREA_MAX */
 	u32 mode;		/* IVRING_MODE_* */
 	u32 clock_id;		/* IVRING_CLOCK_* */
 	const char *clock_name;
@@ -54,7 +59,7 @@ struct ivring_params {
  * @seq and @time_stamp are only for per_cpu/cpuN/stats, which reads them
  * from another CPU: @seq is stored before @time_stamp changes.
  */
-struct ivring_slot {
+struct ivw_slot {
 	u64 dropped;		/* dropped count when the page started */
 	u64 seq;		/* page in the slot, once its tail is moved */
 	u64 time_stamp;		/* time stamp of that page */
@@ -66,7 +71,7 @@ struct ivring_slot {
  * What the writer last stored in its struct ivring_cpu, kept here because
  * the host may have rewritten the segment's copy since (RING-DESIGN 5).
  */
-struct ivring_cpu_counts {
+struct ivw_cpu_counts {
 	u64 entries;
 	u64 bytes;
 	u64 last_ts;
@@ -85,7 +90,7 @@ struct ivring_cpu_counts {
  * each value it addresses, bounds or counts with here and only stores it to
  * the segment (RING-DESIGN 5).
  */
-struct ivring_writer_cpu {
+struct ivw_cpu {
 	u64 tail __aligned(16);	/* seq:32 entries:16 off:16 */
 	u64 last_ts;
 	u32 nest;		/* reservations in flight on this CPU */
@@ -95,19 +100,19 @@ struct ivring_writer_cpu {
 	u64 pub_dropped;	/* ivring_desc.dropped of the commit page */
 	u64 pub_entries;	/* events in pages before the commit page */
 	u64 pub_pages;		/* pages before the commit page */
-	/* Loss counters, added to by any nesting level (ivr_local_add). */
+	/* Loss counters, added to by any nesting level (ivw_local_add). */
 	u64 dropped;
 	u64 overrun;
 	u64 rejected;
-	struct ivring_cpu_counts shown;	/* stored by the outermost writer */
+	struct ivw_cpu_counts shown;	/* stored by the outermost writer */
 	struct ivring_cpu *shared;
 	struct ivring_host_cpu *host;
 	struct ivring_desc *desc;	/* nr_subbufs descriptors */
 	u8 *data;			/* slot 0 of this CPU */
-	struct ivring_slot *slot;	/* nr_subbufs entries */
+	struct ivw_slot *slot;	/* nr_subbufs entries */
 } __aligned(IVRING_CACHELINE);
 
-struct ivring_writer {
+struct ivw_writer {
 	u8 *base;
 	struct ivring_header *hdr;
 	struct ivring_host *host;
@@ -119,14 +124,14 @@ struct ivring_writer {
 	u32 subbuf_size;
 	u32 rec_area;		/* subbuf_size - sizeof(ivring_subbuf_hdr) */
 	u32 max_payload;	/* largest payload that fits one sub-buffer */
-	u64 slot_magic;		/* for ivr_slot_of(): ~0ULL / nr_subbufs + 1 */
+	u64 slot_magic;		/* for ivw_slot_of(): ~0ULL / nr_subbufs + 1 */
 	/* The format area's books: ivring_format_area only gets copies. */
 	u32 fmt_cap;		/* bytes for records after the area header */
 	u32 fmt_used;		/* bytes of records appended */
 	u32 fmt_count;		/* records appended */
-	struct ivring_writer_cpu *cpus;	/* nr_cpus entries, caller-allocated */
-	struct ivring_slot *slots;	/* nr_cpus * nr_subbufs, caller-allocated */
-	/* Clock answers (ivring_sync_answer()), the poller's alone. */
+	struct ivw_cpu *cpus;	/* nr_cpus entries, caller-allocated */
+	struct ivw_slot *slots;	/* nr_cpus * nr_subbufs, caller-allocated */
+	/* Clock answers (ivw_sync_answer()), the poller's alone. */
 	u64 sync_last;		/* the request answered last */
 	u64 sync_answers;
 #ifndef __KERNEL__
@@ -134,33 +139,33 @@ struct ivring_writer {
 #endif
 };
 
-int ivring_layout(const struct ivring_params *p, struct ivring_header *h,
+int ivw_layout(const struct ivw_params *p, struct ivring_header *h,
 		  u64 *need);
-int ivring_format(struct ivring_writer *w, void *base,
-		  const struct ivring_params *p, u64 generation,
-		  struct ivring_writer_cpu *cpus, struct ivring_slot *slots);
-int ivring_add_format(struct ivring_writer *w, u16 id, const char *sys,
+int ivw_format(struct ivw_writer *w, void *base,
+		  const struct ivw_params *p, u64 generation,
+		  struct ivw_cpu *cpus, struct ivw_slot *slots);
+int ivw_add_format(struct ivw_writer *w, u16 id, const char *sys,
 		      const char *text, u32 text_len);
-void ivring_set_state(struct ivring_writer *w, u32 state);
+void ivw_set_state(struct ivw_writer *w, u32 state);
 
-void *ivring_reserve(struct ivring_writer *w, unsigned int cpu, u32 len);
-void ivring_commit(struct ivring_writer *w, unsigned int cpu);
-int ivring_write(struct ivring_writer *w, unsigned int cpu,
+void *ivw_reserve(struct ivw_writer *w, unsigned int cpu, u32 len);
+void ivw_commit(struct ivw_writer *w, unsigned int cpu);
+int ivw_write(struct ivw_writer *w, unsigned int cpu,
 		 const void *payload, u32 len);
-enum { IVR_SYNC_NONE, IVR_SYNC_ANSWERED, IVR_SYNC_ENDED };
-int ivring_sync_answer(struct ivring_writer *w);
+enum { IVW_SYNC_NONE, IVW_SYNC_ANSWERED, IVW_SYNC_ENDED };
+int ivw_sync_answer(struct ivw_writer *w);
 
-static inline u64 ivring_clock(const struct ivring_writer *w)
+static inline u64 ivw_clock(const struct ivw_writer *w)
 {
 #ifndef __KERNEL__
 	if (w->clock)
 		return w->clock();
 #endif
-	return ivr_clock_mono();
+	return ivw_clock_mono();
 }
 
 /* Bytes a record with a payload of @len takes, and its type_len. */
-static inline u32 ivring_record_len(u32 len, u32 *type_len)
+static inline u32 ivw_record_len(u32 len, u32 *type_len)
 {
 	/* Records stay 8-byte multiples so padding always fits (RING-DESIGN). */
 	u32 small = ((len + 4 + 7) & ~7U) - 4;
@@ -173,4 +178,4 @@ static inline u32 ivring_record_len(u32 len, u32 *type_len)
 	return 8 + ((len + 7) & ~7U);
 }
 
-#endif /* IVRING_RING_WRITE_H */
+#endif /* IVW_RING_WRITER_H */

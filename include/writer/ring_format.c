@@ -4,7 +4,7 @@
  * Laying out and formatting a segment: the slow path of the writer, run once
  * per generation before any event is written.
  */
-#include "ring_write.h"
+#include "ring_writer.h"
 
 #define ALIGN_UP(x, a)	(((x) + (a) - 1) & ~((u64)(a) - 1))
 #define ZERO_CHUNK	(1U << 20)
@@ -18,11 +18,11 @@ static void zero_shared(u8 *p, u64 len)
 		memset(p, 0, n);
 		p += n;
 		len -= n;
-		ivr_cond_resched();
+		ivw_cond_resched();
 	}
 }
 
-static u64 place_areas(const struct ivring_params *p, u32 nr_subbufs,
+static u64 place_areas(const struct ivw_params *p, u32 nr_subbufs,
 		       struct ivring_header *h)
 {
 	u64 off = IVRING_PAGE_SIZE;	/* the header page */
@@ -35,7 +35,7 @@ static u64 place_areas(const struct ivring_params *p, u32 nr_subbufs,
 			     sizeof(struct ivring_desc), IVRING_PAGE_SIZE);
 	h->format_offset = off;
 	h->format_size = ALIGN_UP(p->format_size ? p->format_size :
-				  IVRING_FORMAT_SIZE_DEFAULT, IVRING_PAGE_SIZE);
+				  IVW_FORMAT_SIZE_DEFAULT, IVRING_PAGE_SIZE);
 	off += h->format_size;
 	h->host_offset = off;
 	h->host_size = ALIGN_UP(sizeof(struct ivring_host) +
@@ -48,7 +48,7 @@ static u64 place_areas(const struct ivring_params *p, u32 nr_subbufs,
 }
 
 /**
- * ivring_layout() - compute where every area of a segment goes
+ * ivw_layout() - compute where every area of a segment goes
  * @p:		the requested geometry
  * @h:		receives the header fields that describe the layout
  * @need:	receives the bytes the layout needs (with nr_subbufs 0: for the
@@ -57,7 +57,7 @@ static u64 place_areas(const struct ivring_params *p, u32 nr_subbufs,
  * Return: 0, -EINVAL for a geometry outside the ABI's limits, or -ENOSPC
  * when it does not fit in p->segment_size.
  */
-int ivring_layout(const struct ivring_params *p, struct ivring_header *h,
+int ivw_layout(const struct ivw_params *p, struct ivring_header *h,
 		  u64 *need)
 {
 	u64 n = p->nr_subbufs;
@@ -69,7 +69,7 @@ int ivring_layout(const struct ivring_params *p, struct ivring_header *h,
 	    p->subbuf_size < IVRING_SUBBUF_MIN ||
 	    p->subbuf_size > IVRING_SUBBUF_MAX ||
 	    (p->subbuf_size & (p->subbuf_size - 1)) ||
-	    (n && (n < IVRING_NR_SUBBUFS_MIN || n > IVRING_NR_SUBBUFS_MAX)) ||
+	    (n && (n < IVRING_NR_SUBBUFS_MIN || n > IVW_NR_SUBBUFS_MAX)) ||
 	    p->format_size > IVRING_FORMAT_AREA_MAX ||
 	    (p->mode != IVRING_MODE_DISCARD && p->mode != IVRING_MODE_OVERWRITE))
 		return -EINVAL;
@@ -84,13 +84,13 @@ int ivring_layout(const struct ivring_params *p, struct ivring_header *h,
 					      sizeof(struct ivring_desc));
 		if (fixed <= p->segment_size)
 			n += (p->segment_size - fixed) / per_step;
-		if (n > IVRING_NR_SUBBUFS_MAX)
-			n = IVRING_NR_SUBBUFS_MAX;
+		if (n > IVW_NR_SUBBUFS_MAX)
+			n = IVW_NR_SUBBUFS_MAX;
 		/* The estimate ignores page rounding: settle it exactly. */
 		while (n > IVRING_NR_SUBBUFS_MIN &&
 		       place_areas(p, n, h) > p->segment_size)
 			n--;
-		while (n < IVRING_NR_SUBBUFS_MAX &&
+		while (n < IVW_NR_SUBBUFS_MAX &&
 		       place_areas(p, n + 1, h) <= p->segment_size)
 			n++;
 	}
@@ -103,30 +103,30 @@ int ivring_layout(const struct ivring_params *p, struct ivring_header *h,
 }
 
 /**
- * ivring_format() - lay out a segment and make it ready for writers
+ * ivw_format() - lay out a segment and make it ready for writers
  * @w:		writer handle to initialise
  * @base:	the segment, p->segment_size bytes
  * @p:		geometry
  * @generation:	new generation number; must differ from the previous one
  * @cpus:	p->nr_cpus writer states, owned by the caller
  * @slots:	nr_cpus * nr_subbufs slot records, owned by the caller; size it
- *		with ivring_layout() first
+ *		with ivw_layout() first
  *
  * Leaves the segment in IVRING_STATE_FORMATTING with an empty format area;
- * add formats, then ivring_set_state(w, IVRING_STATE_LIVE).
+ * add formats, then ivw_set_state(w, IVRING_STATE_LIVE).
  *
- * Return: 0 or the error of ivring_layout().
+ * Return: 0 or the error of ivw_layout().
  */
-int ivring_format(struct ivring_writer *w, void *base,
-		  const struct ivring_params *p, u64 generation,
-		  struct ivring_writer_cpu *cpus, struct ivring_slot *slots)
+int ivw_format(struct ivw_writer *w, void *base,
+		  const struct ivw_params *p, u64 generation,
+		  struct ivw_cpu *cpus, struct ivw_slot *slots)
 {
 	struct ivring_header lay, *h = base;
 	u64 need, now;
 	u32 cpu, i;
 	int ret;
 
-	ret = ivring_layout(p, &lay, &need);
+	ret = ivw_layout(p, &lay, &need);
 	if (ret)
 		return ret;
 
@@ -141,7 +141,7 @@ int ivring_format(struct ivring_writer *w, void *base,
 	WRITE_ONCE(h->magic, 0);
 	virt_wmb();
 
-	*w = (struct ivring_writer){
+	*w = (struct ivw_writer){
 		.base = base,
 		.hdr = h,
 		.host = (struct ivring_host *)((u8 *)base + lay.host_offset),
@@ -168,9 +168,9 @@ int ivring_format(struct ivring_writer *w, void *base,
 	zero_shared(w->base + sizeof(*h), lay.host_offset - sizeof(*h));
 	zero_shared(w->base + lay.data_offset, lay.data_size);
 
-	now = ivring_clock(w);
+	now = ivw_clock(w);
 	for (cpu = 0; cpu < w->nr_cpus; cpu++) {
-		struct ivring_writer_cpu *c = &cpus[cpu];
+		struct ivw_cpu *c = &cpus[cpu];
 		struct ivring_subbuf_hdr *page;
 
 		memset(c, 0, sizeof(*c));
@@ -209,7 +209,7 @@ int ivring_format(struct ivring_writer *w, void *base,
 	lay.clock_id = p->clock_id;
 	lay.flags = p->flags & IVRING_F_CLOCK_SYNC;
 	if (p->clock_name)
-		ivr_strscpy_pad((char *)lay.clock_name, p->clock_name,
+		ivw_strscpy_pad((char *)lay.clock_name, p->clock_name,
 				sizeof(lay.clock_name));
 	lay.format_time = now;
 	lay.magic = 0;
@@ -223,7 +223,7 @@ int ivring_format(struct ivring_writer *w, void *base,
 }
 
 /**
- * ivring_add_format() - append one event's ftrace format text
+ * ivw_add_format() - append one event's ftrace format text
  * @w:		formatted writer
  * @id:		the event's common_type
  * @sys:	its system (subsystem) name
@@ -233,7 +233,7 @@ int ivring_format(struct ivring_writer *w, void *base,
  * Return: 0, -EINVAL for an empty or oversized name or text, or -ENOSPC when
  * the format area is full.
  */
-int ivring_add_format(struct ivring_writer *w, u16 id, const char *sys,
+int ivw_add_format(struct ivw_writer *w, u16 id, const char *sys,
 		      const char *text, u32 text_len)
 {
 	struct ivring_format_area *a = w->fmt;
@@ -270,7 +270,7 @@ int ivring_add_format(struct ivring_writer *w, u16 id, const char *sys,
 }
 
 /* Publish a state change: LIVE once formats are in, STOPPED on the way out. */
-void ivring_set_state(struct ivring_writer *w, u32 state)
+void ivw_set_state(struct ivw_writer *w, u32 state)
 {
 	/*
 	 * LIVE after the formats, STOPPED after the last publication.  Paired
