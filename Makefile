@@ -20,9 +20,10 @@
 #   make clean
 #   V=1 shows the commands.  WERROR=0 turns warnings back into warnings.
 #
-# Nothing lists source files: lib/*.c is the library; include/writer/*.c
-# is the ring writer that the module and userspace share; tools/ivring-*.c
-# are programs and the other tools/*.c helper objects; selftests/test_*.c are tests,
+# Nothing lists source files: lib/*/*.c is the library (a folder a layer,
+# lib/LAYERS); include/writer/*.c is the ring writer that the module and
+# userspace share; tools/ivring-*.c are programs and the other tools/*.c
+# helper objects; selftests/test_*.c are tests,
 # selftests/bench_*.c benchmarks, and the other selftests/*.c are helper
 # programs (if they define main()) or helper objects linked into the tests.
 #
@@ -118,7 +119,7 @@ tsan_LDFLAGS	:= -fsanitize=thread
 
 # --- sources --------------------------------------------------------------
 
-LIB_SRCS	:= $(sort $(wildcard lib/*.c))
+LIB_SRCS	:= $(sort $(wildcard lib/*/*.c))
 WRITER_SRCS	:= $(sort $(wildcard include/writer/*.c))
 TOOL_PROGS	:= $(patsubst tools/%.c,%,$(sort $(wildcard tools/ivring-*.c)))
 TOOL_HELPERS	:= $(filter-out tools/ivring-%.c,$(sort $(wildcard tools/*.c)))

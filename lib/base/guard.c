@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * Surviving a segment file that shrinks under the mapping.
+ *
+ * The segment is a file in /dev/shm that any process with the rights may
+ * truncate or re-create at any moment: QEMU restarting, an operator's
+ * mistake, a hostile neighbour.  A load from a mapped page past the new end
+ * of the file raises SIGBUS, which would kill the reader without a summary,
+ * and in a reader that serves many guests, every guest's trace with it.
+ *
+ * So every call that touches a mapping runs under a guard: a sigsetjmp()
+ * point kept in a thread-local stack, with the range it covers.  The
+ * SIGBUS handler jumps back to the innermost guard when the fault address
+ * lies in its range, and passes every other SIGBUS on to the handler that
+ * was there before, or to the default action.
+ *
+ * A signal handler is the process's, not a library's: it is installed
+ * only when the application asks (ivring__sigbus_guard()).  While it is,
+ * the library stays loaded (RTLD_NODELETE): a dlclose() must not leave
+ * the handler pointing at unmapped code.
+ *
+ * The guard saves no signal mask (a sigprocmask per call would cost a
+ * system call per event); the handler is installed with SA_NODEFER, so
+ * SIGBUS is not left blocked after the jump.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <string.h>
+
+#include "base/guard.h"
+
+struct guard {
+	sigjmp_buf env;
+	const u8 *start;
+	size_t len;
+	struct guard *prev;
+};
+
+/*
+ * initial-exec: the handler reads it, and a dynamic TLS access could call
+ * malloc on a thread's first touch, which a signal handler must not.
+ */
+static __thread struct guard *guard_top
+	__attribute__((tls_model("initial-exec")));
+static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction prev_action;
+
+/* Whoever handled SIGBUS before us gets every fault that is not ours. */
+static void pass_on(int sig, siginfo_t *si, void *uc)
+{
+	if (prev_action.sa_flags & SA_SIGINFO) {
+		prev_action.sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (prev_action.sa_handler != SIG_DFL &&
+	    prev_action.sa_handler != SIG_IGN) {
+		prev_action.sa_handler(sig);
+		return;
+	}
+	if (prev_action.sa_handler == SIG_IGN && si->si_code <= 0)
+		return;		/* a sent SIGBUS, and the process ignores those */
+	/* The default action, or a fault that cannot be ignored: die of it. */
+	signal(SIGBUS, SIG_DFL);
+	raise(SIGBUS);
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	struct guard *g = guard_top;
+	const u8 *addr = si->si_addr;
+
+	if (g && si->si_code > 0 && addr >= g->start &&
+	    addr < g->start + g->len)
+		siglongjmp(g->env, 1);
+	pass_on(sig, si, uc);
+}
+
+/* Keep this library mapped for as long as the process lives. */
+static void pin_library(void)
+{
+	Dl_info info;
+
+	if (dladdr((void *)on_sigbus, &info) && info.dli_fname)
+		dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+static bool ours(const struct sigaction *sa)
+{
+	return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == on_sigbus;
+}
+
+/*
+ * Ours goes in front of whatever handles SIGBUS now, which gets every
+ * fault that is not ours; a handler installed since the last call is
+ * taken into the chain, not lost.
+ */
+int ivr_guard_install(void)
+{
+	struct sigaction sa = {
+		.sa_sigaction = on_sigbus,
+		.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK,
+	};
+	struct sigaction cur;
+	int ret = 0;
+
+	sigemptyset(&sa.sa_mask);
+	pthread_mutex_lock(&install_lock);
+	if (sigaction(SIGBUS, NULL, &cur)) {
+		ret = -errno;
+	} else if (!ours(&cur)) {
+		pin_library();
+		prev_action = cur;
+		if (sigaction(SIGBUS, &sa, NULL))
+			ret = -errno;
+	}
+	pthread_mutex_unlock(&install_lock);
+	return ret;
+}
+
+void ivr_guard_remove(void)
+{
+	struct sigaction cur;
+
+	pthread_mutex_lock(&install_lock);
+	/* One installed after ours took it over: leave it alone. */
+	if (!sigaction(SIGBUS, NULL, &cur) && ours(&cur))
+		sigaction(SIGBUS, &prev_action, NULL);
+	pthread_mutex_unlock(&install_lock);
+}
+
+/*
+ * The sigsetjmp() has to be in a frame that outlives the guarded code,
+ * hence one function that every guarded call goes through.  The guard is
+ * pushed before the sigsetjmp(): nothing in it changes between that and a
+ * jump back, so reading it after the jump is well defined.
+ */
+int ivr_guard_run(const void *start, size_t len, int (*fn)(void *arg),
+		  void *arg, bool *faulted)
+{
+	struct guard g = { .start = start, .len = len, .prev = guard_top };
+	int ret;
+
+	*faulted = false;
+	guard_top = &g;
+	/* The handler must see the new top before any guarded access. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (sigsetjmp(g.env, 0)) {
+		*faulted = true;
+		ret = -EFBIG;
+	} else {
+		ret = fn(arg);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_top = g.prev;
+	return ret;
+}

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * Guest time to host time, through the segment alone (the exchange is in
+ * include/uapi/linux/ivring.h, "Clock synchronisation").
+ *
+ * A burst: one request, which waits for the guest's poller (a sleep, since
+ * the poller looks every few milliseconds), then IVR_SYNC_ROUNDS requests
+ * in a row while the poller spins, each a round trip of microseconds.  The
+ * burst keeps its sample with the shortest round trip: guest time g was
+ * host time (t1 + t2) / 2 within (t2 - t1) / 2, whatever the guest or the
+ * host were doing meanwhile, since the guest read g after it saw t1's
+ * request and before t2 saw its answer.
+ *
+ * Between two bursts' samples the offset is interpolated, as trace-cmd's
+ * TIME_SHIFT does; the bound there is the larger of the two samples'.
+ * Outside them it is extrapolated with the drift between samples at least
+ * IVR_SYNC_SPAN_NS apart, and the bound grows with the distance by the
+ * drift's own uncertainty (IVR_SYNC_DRIFT_PPB when no such pair exists
+ * yet).  The guest is hostile: its answers are checked against our own
+ * request numbers and must keep its clock going forward, but a guest that
+ * lies about its time can only misplace its own events.
+ *
+ * The samples belong to this handle's generation and to this host: a new
+ * generation (a reboot, perhaps) starts a new series, and a live migration
+ * starts a new reader on the destination with none.  So no series ever
+ * mixes two hosts' clocks.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "generation/generation.h"
+
+#define IVR_SYNC_ROUNDS		8
+/* How long a request spins for its answer before it naps. */
+#define IVR_SYNC_SPIN_NS	1000000ULL
+/*
+ * The longest nap while waiting: well inside the 200 us for which the
+ * guest's poller spins after an answer, so that the next request still
+ * finds it spinning.
+ */
+#define IVR_SYNC_NAP_NS		50000ULL
+/* Samples this far apart at least give the drift. */
+#define IVR_SYNC_SPAN_NS	1000000000ULL
+/* The drift's uncertainty, per 10^9, before two samples measure it. */
+#define IVR_SYNC_DRIFT_PPB	50000
+#define IVR_SYNC_SAMPLES_MAX	65536
+/*
+ * A burst whose best round trip is this much worse than the best one seen
+ * (its bound, times 4, plus 20 us) is not kept while the last sample kept
+ * is younger than IVR_SYNC_STALE_NS: a guest that was busy, or a vCPU that
+ * was not running, must not widen the bound of every event near it.
+ */
+#define IVR_SYNC_POOR_SLACK_NS	20000ULL
+#define IVR_SYNC_STALE_NS	10000000000ULL
+
+/* A handle's samples, made at its first burst. */
+struct ivr_sync {
+	u64 seq;			/* the last request's number */
+	u64 generation;			/* the samples' */
+	struct ivr_sync_sample *s;	/* the best of each burst, in order */
+	u32 nr, cap;
+	u64 best_rtt;
+	u64 bursts, timeouts, refused, poor;
+};
+
+/* What a handle that never asked has. */
+static const struct ivr_sync no_sync;
+
+static const struct ivr_sync *sync_of(const struct ivring *r)
+{
+	return r->sync ? r->sync : &no_sync;
+}
+
+static void nap(u64 ns)
+{
+	struct timespec ts = { 0, (long)ns };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * One request and its answer, waited for @wait_ns at most: spinning for
+ * the first IVR_SYNC_SPIN_NS, then napping.  True with *s filled when the
+ * answer came.
+ */
+static bool round_trip(struct ivring *r, u64 wait_ns, struct ivr_sync_sample *s)
+{
+	const struct ivring_header *h = ivr_live_header(r);
+	u64 seq, t1, t2, now, back = 5000;
+
+	seq = ++r->sync->seq;
+	if (!seq)
+		seq = ++r->sync->seq;
+	t1 = ivr_clock_ns(CLOCK_MONOTONIC);
+	ivr_store_release(&ivr_host(r)->sync_seq, seq);
+	for (;;) {
+		/* Paired with the writer's release of seq after guest_ns. */
+		if (ivr_load_acquire(&h->sync.seq) == seq)
+			break;
+		now = ivr_clock_ns(CLOCK_MONOTONIC);
+		if (now - t1 >= wait_ns)
+			return false;
+		if (now - t1 >= IVR_SYNC_SPIN_NS) {
+			nap(back);
+			back = back < IVR_SYNC_NAP_NS ? back * 2 : back;
+		}
+	}
+	s->guest = ivr_load(&h->sync.guest_ns);
+	t2 = ivr_clock_ns(CLOCK_MONOTONIC);
+	s->real_off = (s64)(ivr_clock_ns(CLOCK_REALTIME) - ivr_clock_ns(CLOCK_MONOTONIC));
+	s->host = t1 + (t2 - t1) / 2;
+	s->rtt = t2 - t1;
+	return true;
+}
+
+static bool poor(const struct ivr_sync *y, const struct ivr_sync_sample *s)
+{
+	return s->rtt > 4 * y->best_rtt + IVR_SYNC_POOR_SLACK_NS;
+}
+
+/*
+ * Samples kept only for want of better ones (the first of a busy start,
+ * say) go once a better one is here: interpolated, they would widen the
+ * bound around them more than the better one's drift, extrapolated, does.
+ */
+static void drop_poor(struct ivr_sync *y)
+{
+	u32 i, n = 0;
+
+	/* Not the newest: it may be kept because nothing better is recent. */
+	for (i = 0; i < y->nr; i++)
+		if (i == y->nr - 1 || !poor(y, &y->s[i]))
+			y->s[n++] = y->s[i];
+	y->nr = n;
+}
+
+/* Keep @s, the best of a burst, in guest time order; false if not kept. */
+static bool add_sample(struct ivring *r, const struct ivr_sync_sample *s)
+{
+	struct ivr_sync *y = r->sync;
+	const struct ivr_sync_sample *last = y->nr ? &y->s[y->nr - 1] : NULL;
+	u32 i;
+
+	/* An honest guest's clock goes on as ours does, and no faster. */
+	if (last && (s->guest <= last->guest || s->host <= last->host ||
+		     s->guest - last->guest > 2 * (s->host - last->host) + s->rtt)) {
+		y->refused++;
+		return false;
+	}
+	if (last && poor(y, s) && s->host - last->host < IVR_SYNC_STALE_NS) {
+		y->poor++;
+		return false;
+	}
+	if (y->nr == y->cap) {
+		if (y->cap == IVR_SYNC_SAMPLES_MAX) {
+			/* Thin the past: every other sample, the first kept. */
+			for (i = 0; 2 * i < y->nr; i++)
+				y->s[i] = y->s[2 * i];
+			y->nr = i;
+		} else {
+			u32 cap = y->cap ? 2 * y->cap : 64;
+			struct ivr_sync_sample *p = realloc(y->s, cap * sizeof(*p));
+
+			if (!p)
+				return false;
+			y->s = p;
+			y->cap = cap;
+		}
+	}
+	y->s[y->nr++] = *s;
+	if (!y->best_rtt || s->rtt < y->best_rtt)
+		y->best_rtt = s->rtt;
+	drop_poor(y);
+	return true;
+}
+
+static int sync_mapped(struct ivring *r, void *arg)
+{
+	u64 timeout = *(const int *)arg * 1000000ULL, t0, spent;
+	struct ivr_sync_sample s, best = { .rtt = 0 };
+	u32 n = 0;
+
+	/*
+	 * Not ivr_begin_call(): a new generation is for the caller's next
+	 * ivring__next() to report; until then, no sample.
+	 */
+	if (!r->attached ||
+	    ivr_load_acquire(&ivr_live_header(r)->generation) !=
+		    r->hdr.generation)
+		return 0;
+	if (ivr_live_state(r) != IVRING_STATE_LIVE)
+		return ivr_err(r, -EPIPE, "%s: the guest's writer is not running: no clock to ask",
+			       r->path);
+	if (r->sync->generation != r->hdr.generation) {
+		/* Another generation may be another boot: a new series. */
+		r->sync->nr = 0;
+		r->sync->best_rtt = 0;
+		r->sync->generation = r->hdr.generation;
+	}
+	r->sync->bursts++;
+	/*
+	 * The first answer comes at the poller's next look, the others at
+	 * once while it spins; one that comes late, after the poller stopped
+	 * spinning, waits for its next look again, within @timeout_ms in all.
+	 */
+	t0 = ivr_clock_ns(CLOCK_MONOTONIC);
+	while (n < 1 + IVR_SYNC_ROUNDS) {
+		spent = ivr_clock_ns(CLOCK_MONOTONIC) - t0;
+		if (spent >= timeout || !round_trip(r, timeout - spent, &s))
+			break;
+		if (!n++ || s.rtt < best.rtt)
+			best = s;
+	}
+	/* The end of the burst: the guest's poller stops spinning. */
+	ivr_store_release(&ivr_host(r)->sync_seq, 0);
+	if (!n) {
+		r->sync->timeouts++;
+		return 0;
+	}
+	return add_sample(r, &best);
+}
+
+int ivring__clock_sync(struct ivring *r, int timeout_ms)
+{
+	if (!r || timeout_ms < 0)
+		return -EINVAL;
+	if (r->peek)
+		return ivr_err(r, -EPERM, "%s: a snapshot handle writes nothing to the segment, so it cannot ask the guest for its clock",
+			       r->path);
+	if (!(r->hdr.flags & IVRING_F_CLOCK_SYNC))
+		return ivr_err(r, -EOPNOTSUPP, "%s: the guest's writer does not answer clock requests (ABI %u.%u; ivring.ko before 1.3?)",
+			       r->path, r->hdr.abi_major, r->hdr.abi_minor);
+	if (!r->sync) {
+		r->sync = calloc(1, sizeof(*r->sync));
+		if (!r->sync)
+			return ivr_err(r, -ENOMEM, "out of memory for clock samples");
+		if (getrandom(&r->sync->seq, sizeof(r->sync->seq), 0) < 0)
+			r->sync->seq = ivr_mono_ns();
+	}
+	return ivr_guarded(r, sync_mapped, &timeout_ms);
+}
+
+/* The offset between samples @a and @b, at guest time @g, and its bound. */
+static void between(const struct ivr_sync_sample *a,
+		    const struct ivr_sync_sample *b, u64 g, s64 *off, u64 *bound)
+{
+	s64 oa = (s64)(a->host - a->guest), ob = (s64)(b->host - b->guest);
+	double f = ((double)g - (double)a->guest) /
+		   ((double)b->guest - (double)a->guest);
+
+	*off = oa + (s64)((double)(ob - oa) * f);
+	*bound = (a->rtt > b->rtt ? a->rtt : b->rtt) / 2;
+}
+
+/* The samples that give the drift near end @i (0 or nr - 1), if any. */
+static bool span_pair(const struct ivr_sync *y, bool first, u32 *a, u32 *b)
+{
+	u32 i;
+
+	if (first) {
+		for (i = 1; i < y->nr; i++)
+			if (y->s[i].guest - y->s[0].guest >= IVR_SYNC_SPAN_NS) {
+				*a = 0;
+				*b = i;
+				return true;
+			}
+		return false;
+	}
+	for (i = y->nr - 1; i-- > 0;)
+		if (y->s[y->nr - 1].guest - y->s[i].guest >= IVR_SYNC_SPAN_NS) {
+			*a = i;
+			*b = y->nr - 1;
+			return true;
+		}
+	return false;
+}
+
+/* Beyond the samples: from end @e, with the drift of a pair if there is one. */
+static void outside(const struct ivr_sync *y, bool first, u64 g, s64 *off,
+		    u64 *bound)
+{
+	const struct ivr_sync_sample *e = &y->s[first ? 0 : y->nr - 1];
+	double dist = (double)g - (double)e->guest, drift = 0, err;
+	u32 a, b;
+
+	if (span_pair(y, first, &a, &b)) {
+		const struct ivr_sync_sample *p = &y->s[a], *q = &y->s[b];
+		double span = (double)q->guest - (double)p->guest;
+
+		drift = ((double)(s64)(q->host - q->guest) -
+			 (double)(s64)(p->host - p->guest)) / span;
+		err = (double)(p->rtt + q->rtt) / 2 / span;
+	} else {
+		err = IVR_SYNC_DRIFT_PPB / 1e9;
+	}
+	*off = (s64)(e->host - e->guest) + (s64)(drift * dist);
+	*bound = e->rtt / 2 + (u64)(err * (dist < 0 ? -dist : dist));
+}
+
+int ivring__clock_host(struct ivring *r, uint64_t guest_ns, unsigned int clock,
+		       uint64_t *host_ns, uint64_t *bound_ns)
+{
+	const struct ivr_sync *y;
+	u32 lo, hi, mid;
+	s64 off;
+	u64 bound;
+
+	if (!r || !host_ns ||
+	    (clock != IVRING_HOST_MONOTONIC && clock != IVRING_HOST_REALTIME))
+		return -EINVAL;
+	y = sync_of(r);
+	if (!y->nr || y->generation != r->hdr.generation)
+		return ivr_err(r, -ENODATA, "%s: no clock sample of this generation yet (ivring__clock_sync())",
+			       r->path);
+	if (guest_ns <= y->s[0].guest) {
+		outside(y, true, guest_ns, &off, &bound);
+		lo = 0;
+	} else if (guest_ns >= y->s[y->nr - 1].guest) {
+		outside(y, false, guest_ns, &off, &bound);
+		lo = y->nr - 1;
+	} else {
+		/* The last sample at or before guest_ns. */
+		lo = 0;
+		hi = y->nr - 1;
+		while (hi - lo > 1) {
+			mid = lo + (hi - lo) / 2;
+			if (y->s[mid].guest <= guest_ns)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		between(&y->s[lo], &y->s[hi], guest_ns, &off, &bound);
+	}
+	*host_ns = guest_ns + off;
+	if (clock == IVRING_HOST_REALTIME)
+		*host_ns += y->s[lo].real_off;
+	if (bound_ns)
+		*bound_ns = bound;
+	return 0;
+}
+
+int ivring__clock_info(struct ivring *r, struct ivring_clock_info *ci)
+{
+	struct ivring_clock_info i = { .sz = sizeof(i) };
+	const struct ivr_sync *y;
+
+	if (!r || !ci || ci->sz < sizeof(ci->sz))
+		return -EINVAL;
+	y = sync_of(r);
+	i.bursts = y->bursts;
+	i.timeouts = y->timeouts;
+	i.refused = y->refused;
+	i.poor = y->poor;
+	if (y->nr && y->generation == r->hdr.generation) {
+		const struct ivr_sync_sample *f = &y->s[0], *l = &y->s[y->nr - 1];
+
+		i.samples = y->nr;
+		i.offset_ns = (int64_t)(l->host - l->guest);
+		i.last_host_ns = l->host;
+		i.last_bound_ns = l->rtt / 2;
+		i.best_bound_ns = y->best_rtt / 2;
+		if (l->guest > f->guest)
+			i.drift_ppm = ((double)(s64)(l->host - l->guest) -
+				       (double)(s64)(f->host - f->guest)) /
+				      ((double)l->guest - (double)f->guest) * 1e6;
+	}
+	ivr_struct_out(ci, &i, sizeof(i));
+	return 0;
+}
+
+const struct ivr_sync_sample *ivr_clock_samples(const struct ivring *r,
+						u64 generation, u32 *nr)
+{
+	const struct ivr_sync *y = sync_of(r);
+
+	*nr = y->generation == generation ? y->nr : 0;
+	return *nr ? y->s : NULL;
+}
+
+void ivr_sync_free(struct ivring *r)
+{
+	if (r->sync)
+		free(r->sync->s);
+	free(r->sync);
+	r->sync = NULL;
+}

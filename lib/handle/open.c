@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * A reader's handle, from ivring__open() to ivring__close(): the one place
+ * that builds every layer below and tears each down (lib/LAYERS), and that
+ * tells the generation layer what the others keep per generation.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/guard.h"
+#include "decode/decode.h"
+#include "iter/iter.h"
+
+/* A new generation's state above the cursors: the merge's, the formats. */
+static int gen_attach(struct ivring *r)
+{
+	int ret = ivr_iter_attach(r);
+
+	/* Copied and checked now; libtraceevent parses them when needed. */
+	return ret ? ret : ivr_formats_frame(r);
+}
+
+static void gen_detach(struct ivring *r)
+{
+	ivr_formats_unframe(r);
+	ivr_iter_detach(r);
+}
+
+static const struct ivr_gen_ops gen_ops = {
+	.attach = gen_attach,
+	.placed = ivr_iter_placed,
+	.detach = gen_detach,
+};
+
+static int open_mapped(struct ivring *r, void *arg)
+{
+	int ret;
+
+	ret = ivr_load_header(r);
+	if (!ret)
+		ret = ivr_lock_consumer(r);
+	if (!ret)
+		ret = ivr_attach(r);
+	/* Write to the segment only once nothing can fail any more. */
+	if (!ret)
+		ivr_claim(r);
+	return ret;
+}
+
+/* An open that fails says why in the caller's errbuf, whatever failed. */
+static int open_failed(const struct ivring_open_opts *opts, struct ivring *r,
+		       int ret, const char *why)
+{
+	if (opts && ivr_struct_has(opts, struct ivring_open_opts, errbuf_len) &&
+	    opts->errbuf && opts->errbuf_len)
+		snprintf(opts->errbuf, opts->errbuf_len, "%s",
+			 r && r->err.text[0] ? r->err.text : why);
+	ivring__close(r);
+	return ret;
+}
+
+static int open_handle(const char *path, const struct ivring_open_opts *opts,
+		       struct ivring **out)
+{
+	const unsigned int known = IVRING_OPEN_PEEK | IVRING_OPEN_RDONLY |
+				   IVRING_OPEN_EXPLICIT_COMMIT;
+	unsigned int flags = 0;
+	struct ivring *r;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (opts && (opts->sz < sizeof(opts->sz) ||
+		     !ivr_struct_tail_zero(opts, opts->sz, sizeof(*opts))))
+		return open_failed(opts, NULL, -EINVAL,
+				   "ivring_open_opts: sz is too small, or fields this library does not know are set; is the header newer than the library?");
+	if (opts && ivr_struct_has(opts, struct ivring_open_opts, flags))
+		flags = opts->flags;
+	if (flags & ~known)
+		return open_failed(opts, NULL, -EINVAL,
+				   "ivring_open_opts: unknown flags set; is the header newer than the library?");
+	if (!path || !path[0])
+		return open_failed(opts, NULL, -EINVAL, "no segment path given");
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return open_failed(opts, NULL, -ENOMEM, "out of memory");
+	r->fd = -1;
+	r->peek = flags & (IVRING_OPEN_PEEK | IVRING_OPEN_RDONLY);
+	r->explicit_commit = flags & IVRING_OPEN_EXPLICIT_COMMIT;
+	r->gen_ops = &gen_ops;
+
+	ret = ivr_map_file(r, path, flags & IVRING_OPEN_RDONLY);
+	if (!ret)
+		ret = ivr_guarded(r, open_mapped, NULL);
+	if (ret)
+		return open_failed(opts, r, ret, strerror(-ret));
+	/* Only a failure leaves a message. */
+	r->err.text[0] = '\0';
+	*out = r;
+	return 0;
+}
+
+int ivring__open(const char *path, const struct ivring_open_opts *opts,
+		 struct ivring **out)
+{
+	/*
+	 * The first open installs the SIGBUS guard: a file truncated under
+	 * the mapping costs the handle, not the process.
+	 */
+	ivr_guard_install();
+	return open_handle(path, opts, out);
+}
+
+/* The last positions of a reader that consumes as it goes, and a heartbeat. */
+static int close_mapped(struct ivring *r, void *arg)
+{
+	if (!r->peek && !r->explicit_commit)
+		return ivr_store_positions(r, NULL);
+	ivr_heartbeat(r);
+	return 0;
+}
+
+void ivring__close(struct ivring *r)
+{
+	if (!r)
+		return;
+	/* A handle whose mapping faulted writes nothing more to it. */
+	if (r->cpus && r->map && !r->gone)
+		ivr_guarded(r, close_mapped, NULL);
+	ivr_detach(r);
+	ivr_unmap_file(r);
+	ivr_decode_free(r);
+	ivr_formats_free(r);
+	ivr_iter_free(r);
+	ivr_sync_free(r);
+	free(r->path);
+	free(r);
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The reader as a recording sees it (record/): the public API, and these
+ * few accessors, never struct ivring itself (lib/LAYERS says so, and
+ * selftests/check_layers.sh holds the recorder to it).
+ */
+#ifndef IVRING_LIB_READER_H
+#define IVRING_LIB_READER_H
+
+#include "libivring.h"
+#include "base/base.h"
+
+/* The generation @r reads now. */
+u64 ivr_reader_generation(const struct ivring *r);
+/* The segment file's path, as opened. */
+const char *ivr_reader_path(const struct ivring *r);
+/* Has @r's mapping faulted (the file shrank)?  It is dead then. */
+bool ivr_reader_gone(const struct ivring *r);
+/* Bytes of the segment's format area: what its texts take at most. */
+u64 ivr_reader_format_area_size(const struct ivring *r);
+/* Format texts listed (ivring__format()), after the records taken so far. */
+u32 ivr_reader_formats_listed(const struct ivring *r);
+/* Take the format records appended since: > 0, 0, or -errno (said on @r). */
+int ivr_reader_formats_refresh(struct ivring *r);
+/*
+ * ivring__read_page() of @cpu into @out, subbuf_size bytes of the
+ * caller's; @fn(@arg, ev) sees each event as the page is verified (NULL:
+ * none).
+ */
+int ivr_reader_read_page(struct ivring *r, unsigned int cpu,
+			 struct ivring_page *pg, unsigned int flags, u8 *out,
+			 void (*fn)(void *arg, const struct ivring_event *ev),
+			 void *arg);
+/* Clock samples of @generation kept by @r (ivring__clock_sync()). */
+u32 ivr_reader_clock_samples(const struct ivring *r, u64 generation);
+/* Sample @i of them: guest time @guest was host CLOCK_MONOTONIC @host. */
+void ivr_reader_clock_sample(const struct ivring *r, u64 generation, u32 i,
+			     u64 *guest, u64 *host);
+/* Leave @msg on @r as the reason of a failure, and return @ret. */
+int ivr_reader_fail(struct ivring *r, int ret, const char *msg);
+
+#endif /* IVRING_LIB_READER_H */

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * CTF 1.8 traces: a directory with the metadata (ctf_meta.c) and one
+ * stream file per CPU, channel0_N as lttng-modules names them.  Each ivring
+ * page becomes one CTF packet, its records transcoded into the layout that
+ * ctf_meta.c describes.
+ *
+ * CTF cannot carry ftrace's records as they are (their fields sit at
+ * offsets the format names, with __data_loc words pointing further in), so
+ * this recorder decodes, unlike the trace.dat one.  The records are the
+ * guest's: nothing outside a record is read, a field the record is too
+ * short for reads as zeros, as ivring-read shows it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/rec_parse.h"
+#include "record/ctf.h"
+
+#define FLUSH_AT	(1U << 20)	/* a stream's bytes held before a write */
+
+static int stream_reserve(struct ivring_rec *w, struct ctf_stream *s,
+			  size_t more)
+{
+	size_t cap = s->cap ? s->cap : 65536;
+	u8 *p;
+
+	if (s->len + more <= s->cap)
+		return 0;
+	while (cap < s->len + more)
+		cap *= 2;
+	p = realloc(s->buf, cap);
+	if (!p)
+		return ivr_err(w, -ENOMEM, "out of memory for a CTF packet");
+	s->buf = p;
+	s->cap = cap;
+	return 0;
+}
+
+static void put(struct ctf_stream *s, const void *src, size_t len)
+{
+	memcpy(s->buf + s->len, src, len);
+	s->len += len;
+}
+
+static void put32(struct ctf_stream *s, u32 v) { put(s, &v, 4); }
+static void put64(struct ctf_stream *s, u64 v) { put(s, &v, 8); }
+
+/* @len bytes of the payload from @off, zeros for what the record lacks. */
+static void put_clamped(struct ctf_stream *s, const u8 *data, u32 size,
+			u32 off, u32 len)
+{
+	u32 have = off < size ? size - off : 0;
+
+	if (have > len)
+		have = len;
+	put(s, data + off, have);
+	memset(s->buf + s->len, 0, len - have);
+	s->len += len - have;
+}
+
+/*
+ * Where a __data_loc (or __rel_loc) field's data lies: the word says
+ * offset | length << 16, and both are the guest's to lie about.  Data that
+ * does not lie wholly inside the record is left out, as libtraceevent
+ * leaves it out of ivring-read's text: an empty string, an empty sequence.
+ */
+static u32 data_loc(const struct ctf_field *f, const u8 *data, u32 size,
+		    u32 *len)
+{
+	u32 loc, off;
+
+	*len = 0;
+	if (f->offset > size || size - f->offset < 4)
+		return 0;
+	memcpy(&loc, data + f->offset, 4);
+	off = (loc & 0xffff) + (f->rel ? f->offset + 4 : 0);
+	if (off > size || loc >> 16 > size - off)
+		return 0;
+	*len = loc >> 16;
+	return off;
+}
+
+/* The text of @len bytes at @p, up to a NUL if it has one, as a CTF string. */
+static void put_string(struct ctf_stream *s, const u8 *p, u32 len)
+{
+	const u8 *nul = memchr(p, 0, len);
+
+	if (nul)
+		len = nul - p;
+	put(s, p, len);
+	s->buf[s->len++] = 0;
+}
+
+static void put_field(struct ctf_stream *s, const struct ctf_field *f,
+		      const u8 *data, u32 size)
+{
+	u32 off, len;
+
+	switch (f->kind) {
+	case CTF_INT:
+	case CTF_ARRAY:
+		put_clamped(s, data, size, f->offset, f->size);
+		break;
+	case CTF_CHARS:
+		off = f->offset < size ? f->offset : size;
+		put_string(s, data + off,
+			   size - off < f->size ? size - off : f->size);
+		break;
+	case CTF_STRING:
+		off = data_loc(f, data, size, &len);
+		put_string(s, data + off, len);
+		break;
+	case CTF_SEQ:
+		off = data_loc(f, data, size, &len);
+		len -= len % f->elem;
+		put32(s, len / f->elem);
+		put(s, data + off, len);
+		break;
+	}
+}
+
+/* The most bytes an event of @cl with @size bytes of payload takes. */
+static size_t event_max(const struct ctf *c, const struct ctf_class *cl,
+			u32 size)
+{
+	size_t n = 12 + 2 + 4 + size;	/* the unknown event's */
+	u32 i;
+
+	for (i = 0; cl && i < cl->nr; i++) {
+		const struct ctf_field *f = &c->fields[cl->first + i];
+
+		n += f->kind == CTF_STRING || f->kind == CTF_SEQ ?
+		     4 + (size_t)size + 1 : f->size + 1;
+	}
+	return n;
+}
+
+static int put_event(struct ivring_rec *w, struct ctf *c,
+		     struct ctf_stream *s, const struct ivring_event *ev)
+{
+	u32 idx = c->class_of[ev->type];
+	const struct ctf_class *cl = idx ? &c->classes[idx - 1] : NULL;
+	const u8 *data = ev->data;
+	u32 i;
+	int ret;
+
+	ret = stream_reserve(w, s, event_max(c, cl, ev->size));
+	if (ret)
+		return ret;
+	put32(s, cl ? ev->type : CTF_ID_UNKNOWN);
+	put64(s, s->last_ts);
+	if (!cl) {
+		put(s, &ev->type, 2);
+		put32(s, ev->size);
+		put(s, data, ev->size);
+		return 0;
+	}
+	for (i = 0; i < cl->nr; i++)
+		put_field(s, &c->fields[cl->first + i], data, ev->size);
+	return 0;
+}
+
+/* Start a packet at the end of @s's buffer; its offset there. */
+static int packet_open(struct ivring_rec *w, struct ctf_stream *s,
+		       size_t *start)
+{
+	int ret = stream_reserve(w, s, CTF_PKT_START + 8);
+
+	if (ret)
+		return ret;
+	*start = s->len;
+	memset(s->buf + s->len, 0, CTF_PKT_START);
+	s->len += CTF_PKT_START;
+	return 0;
+}
+
+/* Fill in the header and context of the packet at @start, now complete. */
+static void packet_close(struct ctf *c, struct ctf_stream *s, u32 cpu,
+			 size_t start, u64 begin, u64 end)
+{
+	u64 content = s->len - start, size = (content + 7) & ~7ULL;
+	u8 *p = s->buf + start;
+	u32 magic = CTF_MAGIC, zero = 0;
+	u64 v[6] = { begin, end, content * 8, size * 8, s->seq_num++,
+		     s->discarded };
+	u64 instance = cpu;
+
+	/* The room for the padding came with the packet's reservation. */
+	memset(s->buf + s->len, 0, size - content);
+	s->len = start + size;
+	memcpy(p, &magic, 4);
+	memcpy(p + 4, c->uuid, 16);
+	memcpy(p + 20, &zero, 4);
+	memcpy(p + 24, &instance, 8);
+	memcpy(p + CTF_PKT_HDR, v, sizeof(v));
+	memcpy(p + CTF_PKT_HDR + sizeof(v), &cpu, 4);
+}
+
+static int stream_write(struct ivring_rec *w, u32 cpu)
+{
+	struct ctf *c = w->priv;
+	struct ctf_stream *s = &c->streams[cpu];
+	int ret;
+
+	if (!s->len)
+		return 0;
+	ret = ivr_write_all(s->fd, s->buf, s->len);
+	if (ret)
+		return ivr_err(w, ret, "%s/channel0_%u: %s", w->path, cpu,
+				   strerror(-ret));
+	w->cpus[cpu].bytes += s->len;
+	s->len = 0;
+	return 0;
+}
+
+static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
+{
+	struct ctf *c = w->priv;
+	struct ctf_stream *s = &c->streams[cpu];
+	const u8 *rec = (const u8 *)pg->data + sizeof(struct ivring_subbuf_hdr);
+	struct ivring_subbuf_hdr h;
+	struct ivring_event ev;
+	u64 ts, begin;
+	u32 off = 0, end;
+	size_t start;
+	int ret;
+
+	memcpy(&h, pg->data, sizeof(h));
+	begin = h.time_stamp > s->last_ts ? h.time_stamp : s->last_ts;
+	/*
+	 * babeltrace2 reports the events lost between two packets from the
+	 * difference of their events_discarded; a loss before the first
+	 * packet needs an empty packet before it to show.
+	 */
+	if (pg->lost && !s->seq_num) {
+		ret = packet_open(w, s, &start);
+		if (ret)
+			return ret;
+		packet_close(c, s, cpu, start, begin, begin);
+	}
+	s->discarded += pg->lost;
+	s->last_ts = begin;
+	ret = packet_open(w, s, &start);
+	if (ret)
+		return ret;
+	ts = h.time_stamp;
+	while (ivr_rec_parse(rec, pg->len, &off, &ts, &ev, &end) > 0) {
+		/* Time never goes back within a CTF stream; a guest's may. */
+		if (ev.ts > s->last_ts)
+			s->last_ts = ev.ts;
+		ret = put_event(w, c, s, &ev);
+		if (ret)
+			return ret;
+		off = end;
+		ts = ev.ts;
+	}
+	/* put_event() reserved nothing for the padding: packet_open() did. */
+	ret = stream_reserve(w, s, 8);
+	if (ret)
+		return ret;
+	packet_close(c, s, cpu, start, begin, s->last_ts);
+	return s->len >= FLUSH_AT ? stream_write(w, cpu) : 0;
+}
+
+static int ctf_flush(struct ivring_rec *w)
+{
+	u32 cpu;
+	int ret;
+
+	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
+		ret = stream_write(w, cpu);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int ctf_end(struct ivring_rec *w)
+{
+	return 0;
+}
+
+/*
+ * ivring__rec_clock() of a CTF trace: its clock becomes the host's
+ * CLOCK_REALTIME, absolute, at the first call that finds a sample.
+ */
+static int ctf_clock(struct ivring_rec *w, struct ivring *r)
+{
+	u32 nr = ivr_reader_clock_samples(r, w->info.generation);
+	struct ctf *c = w->priv;
+	u64 guest, host;
+	int ret;
+
+	if (!nr)
+		return 0;
+	/*
+	 * CTF's clock has one offset and no drift: the mapping of the first
+	 * call stays.  Over an hour, a guest clock that drifts by 10 ppm
+	 * from the host's is 36 ms off at the end; a trace.dat carries every
+	 * sample instead.
+	 */
+	if (c->host_time)
+		return 1;
+	ivr_reader_clock_sample(r, w->info.generation, nr - 1, &guest, &host);
+	ret = ivring__clock_host(r, guest, IVRING_HOST_REALTIME, &host, NULL);
+	if (ret)
+		return ivr_err(w, ret, "%s: %s", w->path, ivring__errmsg(r));
+	ret = ctf_meta_clock(w, c, (s64)(host - guest));
+	return ret ? ret : 1;
+}
+
+static void ctf_free(struct ivring_rec *w)
+{
+	struct ctf *c = w->priv;
+	u32 cpu;
+
+	for (cpu = 0; c->streams && cpu < w->info.nr_cpus; cpu++) {
+		if (c->streams[cpu].fd >= 0)
+			close(c->streams[cpu].fd);
+		free(c->streams[cpu].buf);
+	}
+	free(c->streams);
+	free(c->fields);
+	free(c->classes);
+	free(c->class_of);
+	free(c->meta);
+	free(c);
+	w->priv = NULL;
+}
+
+/* A new directory, or an empty one: a trace is never mixed with another. */
+static int make_dir(struct ivring_rec *w)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (!mkdir(w->path, 0755))
+		return 0;
+	if (errno != EEXIST)
+		return ivr_err(w, -errno, "%s: %s", w->path,
+				   strerror(errno));
+	d = opendir(w->path);
+	if (!d)
+		return ivr_err(w, -errno, "%s: %s", w->path,
+				   strerror(errno));
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			break;
+	closedir(d);
+	if (de)
+		return ivr_err(w, -EEXIST,
+				   "%s: not empty; a CTF trace needs a directory of its own",
+				   w->path);
+	return 0;
+}
+
+static int ctf_begin(struct ivring_rec *w, struct ivring *r)
+{
+	char name[PATH_MAX + 32];
+	struct ctf *c;
+	u32 cpu;
+	int ret;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return ivr_err(w, -ENOMEM, "out of memory for a CTF trace");
+	w->priv = c;
+	c->streams = calloc(w->info.nr_cpus, sizeof(*c->streams));
+	if (!c->streams)
+		return ivr_err(w, -ENOMEM, "out of memory for a CTF trace");
+	for (cpu = 0; cpu < w->info.nr_cpus; cpu++)
+		c->streams[cpu].fd = -1;
+	ret = make_dir(w);
+	if (ret)
+		return ret;
+	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
+		snprintf(name, sizeof(name), "%s/channel0_%u", w->path, cpu);
+		c->streams[cpu].fd = open(name, O_WRONLY | O_CREAT | O_EXCL |
+					  O_CLOEXEC, 0644);
+		if (c->streams[cpu].fd < 0)
+			return ivr_err(w, -errno, "%s: %s", name,
+					   strerror(errno));
+	}
+	/*
+	 * The metadata goes out first, so that the directory is a trace that
+	 * babeltrace2 reads after any flush, as a live recording runs.
+	 */
+	return ctf_meta_begin(w, r, c);
+}
+
+static int ctf_formats(struct ivring_rec *w, struct ivring *r, u32 from)
+{
+	return ctf_meta_formats(w, r, w->priv, from);
+}
+
+const struct ivr_rec_ops ivr_rec_ctf_ops = {
+	.begin = ctf_begin,
+	.page = ctf_page,
+	.formats = ctf_formats,
+	.clock = ctf_clock,
+	.flush = ctf_flush,
+	.end = ctf_end,
+	.free = ctf_free,
+};

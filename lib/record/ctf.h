@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The CTF 1.8 recorder's state, shared by ctf.c (the packets) and
+ * ctf_meta.c (the metadata, and the per-event tables the packets are
+ * transcoded with).  The layout every packet and event follows is
+ * described once, in ctf_meta.c's head comment.
+ */
+#ifndef IVRING_LIB_CTF_H
+#define IVRING_LIB_CTF_H
+
+#include "record/record.h"
+
+/* How one ftrace field becomes one CTF field. */
+enum ctf_kind {
+	CTF_INT,	/* an integer of elem bytes */
+	/*
+	 * A fixed char[N], written as a CTF string up to its first NUL: a
+	 * CTF char array would do, but babeltrace2 2.0.4 shows an empty one
+	 * (all NULs) as the previous event's value.
+	 */
+	CTF_CHARS,
+	CTF_ARRAY,	/* a fixed array of size / elem integers */
+	CTF_STRING,	/* __data_loc char[]: a NUL-terminated string */
+	CTF_SEQ,	/* any other __data_loc array: u32 count, then the integers */
+};
+
+struct ctf_field {
+	u8 kind;
+	u8 elem;	/* bytes per integer: 1, 2, 4 or 8 */
+	bool rel;	/* __rel_loc: the data's offset counts from the field's end */
+	u32 offset;	/* in the ftrace payload */
+	u32 size;	/* bytes there: the integer(s), or the 4-byte data_loc */
+};
+
+struct ctf_class {
+	u32 first;	/* in ctf.fields */
+	u32 nr;
+};
+
+/*
+ * Records whose type has no format the reader could parse keep their
+ * payload under this event id, as bytes: nothing the segment carried is
+ * left out of the trace.  So do records transcoded before the guest
+ * appended their format: a packet is written once, and its events are
+ * not transcoded again when a class for them comes.
+ */
+#define CTF_ID_UNKNOWN	65536U
+
+struct ctf_stream {
+	int fd;
+	u8 *buf;		/* whole packets not yet written */
+	size_t len;
+	size_t cap;
+	u64 seq_num;		/* packets so far */
+	u64 discarded;		/* events lost so far: CTF counts them per stream */
+	u64 last_ts;		/* time never goes back within a stream */
+};
+
+struct ctf {
+	struct ctf_field *fields;
+	u32 nr_fields;
+	struct ctf_class *classes;
+	u32 nr_classes;
+	u32 *class_of;		/* by event type: index + 1, 0 for none */
+	struct ctf_stream *streams;	/* one per CPU */
+	u8 uuid[16];		/* the trace's, in every packet header */
+	u8 clock_uuid[16];
+	char *meta;		/* the metadata's text */
+	size_t meta_len;
+	size_t clock_at, clock_end;	/* the clock block in it */
+	bool host_time;		/* the clock was made the host's */
+	s64 host_offset;	/* host - guest, once it was */
+};
+
+/* The packet header and context of ctf_meta.c, in bytes. */
+#define CTF_PKT_HDR	32
+#define CTF_PKT_CTX	52
+#define CTF_PKT_START	(CTF_PKT_HDR + CTF_PKT_CTX)
+#define CTF_MAGIC	0xc1fc1fc1U
+
+/*
+ * Fill c->fields, classes and class_of from @r's parsed formats, and write
+ * @w->path/metadata.  0 or -errno, with ivr_rec_err() said.
+ */
+int ctf_meta_begin(struct ivring_rec *w, struct ivring *r, struct ctf *c);
+/*
+ * Make the trace's clock the host's CLOCK_REALTIME: the guest's time plus
+ * @offset_ns, absolute; the metadata file is replaced whole.
+ */
+int ctf_meta_clock(struct ivring_rec *w, struct ctf *c, s64 offset_ns);
+/*
+ * Classes for w->fmts[@from ..], which the guest appended after open; the
+ * metadata file is replaced whole.
+ */
+int ctf_meta_formats(struct ivring_rec *w, struct ivring *r, struct ctf *c,
+		     u32 from);
+
+#endif /* IVRING_LIB_CTF_H */

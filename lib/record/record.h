@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * A recording's state shared by record.c and the format writers
+ * (tracedat.c, ctf.c).  record.c takes the segment's layout and format texts
+ * at open, counts what goes through, and keeps the error message; a writer
+ * only lays out its format.
+ */
+#ifndef IVRING_LIB_RECORD_H
+#define IVRING_LIB_RECORD_H
+
+#include <linux/ivring.h>
+
+#include "handle/reader.h"
+
+struct ivring_rec;
+
+struct ivr_rec_ops {
+	/* Create the files; @r may be consulted here only. */
+	int (*begin)(struct ivring_rec *w, struct ivring *r);
+	/* Take one verified page (copy it: pg->data is the caller's). */
+	int (*page)(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg);
+	/*
+	 * Optional, both or neither: where the next page of @cpu may be read
+	 * to (subbuf_size bytes), so that ivring__rec_read() saves a copy;
+	 * then @put takes the page that was read there.  NULL, with the
+	 * error set, when there is no room for it.
+	 */
+	u8 *(*slot)(struct ivring_rec *w, u32 cpu);
+	int (*put)(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg);
+	/*
+	 * Optional: each event of a page, before @page or @put takes it
+	 * (the trace.dat writer learns comms), seen as the library verifies
+	 * the page, or in a walk of a page that the caller passed.
+	 */
+	void (*event)(struct ivring_rec *w, const struct ivring_event *ev);
+	/*
+	 * Optional: w->fmts[@from ..] were appended (the guest added formats
+	 * after open); @r may be consulted here only.  Called before any page
+	 * with their events reaches @page or @put.
+	 */
+	int (*formats)(struct ivring_rec *w, struct ivring *r, u32 from);
+	/*
+	 * Optional: host time (ivring__rec_clock()) from @r's clock samples;
+	 * returns what ivring__rec_clock() does.
+	 */
+	int (*clock)(struct ivring_rec *w, struct ivring *r);
+	/* Write out every page taken so far. */
+	int (*flush)(struct ivring_rec *w);
+	/* Complete the file(s).  Called once, after the last page. */
+	int (*end)(struct ivring_rec *w);
+	/* Free the writer's state, closing what is still open. */
+	void (*free)(struct ivring_rec *w);
+};
+
+extern const struct ivr_rec_ops ivr_rec_tracedat_ops;
+extern const struct ivr_rec_ops ivr_rec_ctf_ops;
+
+/* One format text the recording carries, copied at open or appended. */
+struct ivr_rec_fmt {
+	u16 id;
+	const char *system;	/* in ivring_rec.str */
+	const char *text;
+	u32 len;
+	u32 flags;		/* IVRING_FORMAT_* */
+};
+
+struct ivr_rec_cpu {
+	u64 pages;
+	u64 events;
+	u64 lost;
+	u64 bytes;		/* written to this CPU's data */
+	u64 first_ts;		/* of the first event recorded, 0: none yet */
+	u64 last_ts;
+};
+
+struct ivring_rec {
+	const struct ivr_rec_ops *ops;
+	void *priv;			/* the writer's */
+	char *path;
+	unsigned int format;
+	unsigned int version;
+	bool snapshot;			/* IVRING_REC_SNAPSHOT */
+	u64 trace_id;			/* never 0 */
+	char *name;			/* the guest's */
+	/* the segment at open */
+	struct ivring_info info;
+	char *seg_path;
+	struct ivr_rec_fmt *fmts;	/* by id */
+	u32 nr_fmts;
+	char **blocks;			/* their strings, a block per copy */
+	u32 nr_blocks;
+	u32 src_listed;			/* the reader's formats looked at */
+	u64 fmts_gen;			/* bumped when formats were appended */
+	struct ivr_rec_cpu *cpus;	/* info.nr_cpus */
+	u64 meta_bytes;			/* written besides the CPU data */
+	bool failed;			/* a write failed: the file is incomplete */
+	struct ivr_msg err;
+};
+
+/* io.c: write all of @len bytes at the file's offset; -errno on failure. */
+int ivr_write_all(int fd, const void *buf, size_t len);
+/* As ivr_write_all() at @off. */
+int ivr_pwrite_all(int fd, const void *buf, size_t len, u64 off);
+
+#endif /* IVRING_LIB_RECORD_H */
