@@ -227,20 +227,23 @@ $(SO_FILE): $(PIC_OBJS) lib/libivring.map
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -fPIC -Wl,-soname,$(SO_NAME) \
 		-Wl,--version-script=lib/libivring.map -Wl,--no-undefined \
-		-Wl,-z,nodelete \
 		-o $@ $(PIC_OBJS) $(LIBS)
 	$(Q)ln -sf $(notdir $@) $(B)/lib/$(SO_NAME)
 	$(Q)ln -sf $(SO_NAME) $(B)/lib/libivring.so
 
 # One relocatable object whose hidden symbols are made local: in a plain
 # archive the internal ivr_* functions would stay global, free to collide
-# with the application's own names in a static link.
+# with the application's own names in a static link.  The ivr_* entry
+# points behind versioned symbols (ivring__open@@LIBIVRING_1.5) are not
+# hidden, so that the shared library can export their versions; here they
+# go local too.
 LIB_RELOC	:= $(B)/lib/libivring-reloc.o
 
 $(LIB_RELOC): $(PIC_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(LD) -r -o $@.tmp $^
-	$(Q)$(OBJCOPY) --localize-hidden $@.tmp $@
+	$(Q)$(OBJCOPY) --localize-hidden --wildcard --localize-symbol='ivr_*' \
+		$@.tmp $@
 	$(Q)rm -f $@.tmp
 
 $(LIB_A): $(LIB_RELOC)

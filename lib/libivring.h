@@ -6,25 +6,38 @@
  *
  * Every function that can fail returns 0 or a positive count on success and
  * a negative errno value on failure.  A handle keeps a message for its last
- * failure (ivring__errmsg()), and only for a failure; ivring__open() writes
- * its message into the caller's buffer.  A handle is not thread-safe: use
- * one per thread.
+ * failure (ivring__errmsg()), and only for a failure; ivring__open() and
+ * ivring__rec_open() write theirs into the caller's errbuf.  A handle is not
+ * thread-safe: use one per thread.
  *
- * Global state: one mutex, and a SIGBUS handler.  libtraceevent 1.7 keeps
- * its parser's state in process globals, so libivring parses the guest's
- * format texts under that lock, for every handle, and leaves the parser as
- * a fresh process has it.  An application that parses formats with
- * libtraceevent itself must not do so in another thread while libivring
- * parses (ivring__tep(), ivring__event(), ivring__match_events() and
- * ivring__snprint() may).  libivring starts no process or thread of its own.
+ * Structs and their sz.  Every struct that begins with a size_t sz grows
+ * only at its end, and sz says how much of it the caller has: declare one
+ * with IVRING_OPTS(), which sets sz and zeroes the rest, padding too, so
+ * that a field added later in what is padding today never reads as
+ * garbage.  A struct the caller fills (ivring_open_opts, ivring_rec_opts):
+ * the library reads the fields that both sides know, and refuses with
+ * -EINVAL one whose bytes beyond what it knows are not zero (an option it
+ * cannot do).  A struct the library fills (ivring_info, ivring_page, the
+ * stats...): it writes the fields that both sides know, not a byte past the
+ * caller's sz, and leaves in sz how many bytes it wrote.
+ *
+ * Global state: one mutex, and, if the application asks for it, a SIGBUS
+ * handler.  libtraceevent 1.7 keeps its parser's state in process globals,
+ * so libivring parses the guest's format texts under that lock, for every
+ * handle, and leaves the parser as a fresh process has it.  An application
+ * that parses formats with libtraceevent itself must not do so in another
+ * thread while libivring parses (ivring__tep(), ivring__event(),
+ * ivring__match_events() and ivring__snprint() may).  libivring starts no
+ * process or thread of its own.
  *
  * The segment is a file that another process may truncate under the
- * mapping.  So that this costs one handle and not the process, the first
- * ivring__open() installs a SIGBUS handler: a fault inside one of
- * libivring's calls on a handle's mapping makes that call, and every later
- * one on the handle, return -EFBIG; any other SIGBUS goes to the handler
- * that was installed before, or kills the process as by default.  An
- * application that installs its own SIGBUS handler later takes this over.
+ * mapping, and a load past its new end raises SIGBUS.  An application that
+ * calls ivring__sigbus_guard(true) makes that cost one handle and not the
+ * process: a fault inside one of libivring's calls on a handle's mapping
+ * makes that call, and every later one on the handle, return -EFBIG.
+ * Without it, the fault kills the process, as it would any reader of a
+ * mapped file.  (Programs built against libivring 1.0 to 1.4, whose first
+ * ivring__open() installed it unasked, still get it.)
  */
 #ifndef LIBIVRING_H
 #define LIBIVRING_H
@@ -32,6 +45,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,6 +58,27 @@ extern "C" {
 struct ivring;
 struct tep_handle;
 struct tep_event;
+
+/*
+ * A struct of @TYPE named @NAME, its sz set and every other byte zero, with
+ * the fields given set: IVRING_OPTS(ivring_open_opts, o, .flags = ...).
+ * As libbpf's LIBBPF_OPTS().
+ */
+#define IVRING_OPTS(TYPE, NAME, ...)					\
+	struct TYPE NAME = ({						\
+		memset(&NAME, 0, sizeof(struct TYPE));			\
+		(struct TYPE){ .sz = sizeof(struct TYPE), __VA_ARGS__ };	\
+	})
+
+/*
+ * Since 1.5: install (@enable) the process's SIGBUS handler that turns a
+ * segment file truncated under a handle into -EFBIG on that handle (see
+ * above), or give SIGBUS back to the handler there was before.  Install it
+ * before the first open, from one thread; another handler installed later
+ * takes SIGBUS over.  While it is installed, libivring stays loaded
+ * (dlclose() leaves it).  Returns 0, or the -errno of sigaction().
+ */
+IVRING_API int ivring__sigbus_guard(bool enable);
 
 /* ivring_open_opts.flags */
 enum {
@@ -287,6 +322,15 @@ IVRING_API struct tep_handle *ivring__tep(struct ivring *r);
  */
 IVRING_API struct tep_event *ivring__event(struct ivring *r, uint16_t type);
 /*
+ * Since 1.5, the same with the failure told apart: 0 with *@tep (*@ev)
+ * set, -ENOMEM when there was no memory to parse the formats, and for an
+ * event -ENOENT when no format of this generation has that id (its
+ * events render as unknown).  ivring__errmsg() says why.
+ */
+IVRING_API int ivring__get_tep(struct ivring *r, struct tep_handle **tep);
+IVRING_API int ivring__find_event(struct ivring *r, uint16_t type,
+				  struct tep_event **ev);
+/*
  * Event ids matching "sys:name", "sys:*", "name" or "*", formats appended
  * since included; returns the count, or -ENOMEM when there was no memory
  * to parse the formats.
@@ -479,6 +523,9 @@ struct ivring_rec_opts {
 	uint64_t trace_id;	/* trace.dat TRACEID, CTF trace uuid seed; 0: random */
 	const char *name;	/* the guest's name; NULL: the segment file's name */
 	unsigned int flags;	/* IVRING_REC_SNAPSHOT */
+	/* Since 1.5: if set, receives the reason of a failed ivring__rec_open() */
+	char *errbuf;
+	size_t errbuf_len;
 };
 
 /*
@@ -489,7 +536,8 @@ struct ivring_rec_opts {
  * at the end.  A CTF directory's stream files grow in place.  Errors:
  * -EINVAL (bad options), -EEXIST (a CTF directory that is not empty, or
  * files that a recording that did not finish left), the errors of creating
- * the files, -ENOMEM; ivring__errmsg(r) says why.
+ * the files, -ENOMEM.  The reason goes into opts->errbuf (since 1.5), and
+ * into @r's ivring__errmsg(), as it did before.
  */
 IVRING_API int ivring__rec_open(struct ivring *r, const char *path,
 				const struct ivring_rec_opts *opts,

@@ -3,10 +3,12 @@
 /*
  * The API's contracts as libbpf keeps them: option and result structs grow
  * by their sz (unknown options must be zero, results never written past the
- * caller's sz), every failed open says why in errbuf, and a path of any
- * length is taken whole.
+ * caller's sz, and sz says what was written), IVRING_OPTS() declares them,
+ * every failed open says why in errbuf, a lookup tells a missing event from
+ * a lack of memory, and a path of any length is taken whole.
  */
 #include <fcntl.h>
+#include <stdlib.h>
 #include <limits.h>
 #include <sys/stat.h>
 
@@ -151,6 +153,147 @@ TEST_F(api, info_sz)
 
 	big.i.sz = 1;
 	ASSERT_EQ(-EINVAL, ivring__info(r, &big.i));
+	ivring__close(r);
+}
+
+/*
+ * Every result struct, filled for a caller that knows only its first
+ * @part bytes: those written, sz set to them, nothing past them; for a
+ * caller that knows more than the library, sz says what the library knows.
+ */
+#define RESULT_SZ(type, call, part) do {				\
+		struct { struct type v; u8 canary[64]; } b;		\
+		size_t k;						\
+									\
+		memset(&b, 0xa5, sizeof(b));				\
+		b.v.sz = (part);					\
+		ASSERT_LE(0, call(&b.v)) TH_LOG(#type);			\
+		ASSERT_EQ((part), b.v.sz) TH_LOG(#type);		\
+		for (k = (part); k < sizeof(b); k++)			\
+			ASSERT_EQ(0xa5, ((u8 *)&b)[k])			\
+				TH_LOG(#type ": byte %zu", k);		\
+		memset(&b, 0, sizeof(b));				\
+		b.v.sz = sizeof(b);					\
+		ASSERT_LE(0, call(&b.v)) TH_LOG(#type);			\
+		ASSERT_EQ(sizeof(b.v), b.v.sz) TH_LOG(#type);		\
+	} while (0)
+
+TEST_F(api, results_sz)
+{
+	struct ivring_rec_opts ro = { .sz = sizeof(ro),
+				      .format = IVRING_REC_TRACE_DAT,
+				      .flags = IVRING_REC_SNAPSHOT };
+	char dir[] = "/tmp/ivring-api.XXXXXX", path[64];
+	struct ivring_rec *w;
+	struct ivring *r;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.dat", dir);
+	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_PEEK, &r));
+	ASSERT_EQ(0, ivring__rec_open(r, path, &ro, &w));
+
+#define INFO(p)		ivring__info(r, p)
+#define CPU_STATS(p)	ivring__cpu_stats(r, 0, p)
+#define CLOCK_INFO(p)	ivring__clock_info(r, p)
+#define FORMAT(p)	ivring__format(r, 0, p)
+#define FORMAT_STATS(p)	ivring__format_stats(r, p)
+#define REC_STATS(p)	ivring__rec_stats(w, p)
+	RESULT_SZ(ivring_info, INFO, offsetof(struct ivring_info, nr_cpus));
+	RESULT_SZ(ivring_cpu_stats, CPU_STATS,
+		  offsetof(struct ivring_cpu_stats, read));
+	RESULT_SZ(ivring_clock_info, CLOCK_INFO,
+		  offsetof(struct ivring_clock_info, offset_ns));
+	RESULT_SZ(ivring_format_info, FORMAT,
+		  offsetof(struct ivring_format_info, text));
+	RESULT_SZ(ivring_format_stats, FORMAT_STATS,
+		  offsetof(struct ivring_format_stats, raw));
+	RESULT_SZ(ivring_rec_stats, REC_STATS,
+		  offsetof(struct ivring_rec_stats, lost));
+
+	/* A page, too: it is read once, so a shorter caller reads it. */
+	{
+		struct { struct ivring_page pg; u8 canary[64]; } b;
+		size_t part = offsetof(struct ivring_page, events), k;
+
+		memset(&b, 0xa5, sizeof(b));
+		b.pg.sz = part;
+		ASSERT_EQ(1, ivring__read_page(r, 0, &b.pg, IVRING_PAGE_PARTIAL));
+		ASSERT_EQ(part, b.pg.sz);
+		for (k = part; k < sizeof(b); k++)
+			ASSERT_EQ(0xa5, ((u8 *)&b)[k]) TH_LOG("byte %zu", k);
+	}
+	ivring__rec_close(w, NULL, 0);
+	ivring__close(r);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	ASSERT_EQ(0, system(path));
+}
+
+/* IVRING_OPTS(): sz set, every other byte zero, the fields given set. */
+TEST_F(api, opts_macro)
+{
+	struct ivring *r;
+	size_t k;
+
+	IVRING_OPTS(ivring_open_opts, o, .flags = IVRING_OPEN_PEEK);
+	ASSERT_EQ(sizeof(o), o.sz);
+	ASSERT_EQ(IVRING_OPEN_PEEK, o.flags);
+	/* The padding after flags, where a later field could go, is zero. */
+	for (k = offsetof(struct ivring_open_opts, flags) + sizeof(o.flags);
+	     k < offsetof(struct ivring_open_opts, errbuf); k++)
+		ASSERT_EQ(0, ((u8 *)&o)[k]);
+	ASSERT_EQ(0, ivring__open(self->s.path, &o, &r));
+	ivring__close(r);
+}
+
+/* A failed ivring__rec_open() says why in errbuf, and on the reader. */
+TEST_F(api, rec_open_errbuf)
+{
+	char err[256] = "", path[] = "/tmp/ivring-api-never.dat";
+	struct ivring_rec *w = (void *)1;
+	struct ivring *r;
+
+	IVRING_OPTS(ivring_rec_opts, ro, .format = 99, .errbuf = err,
+		    .errbuf_len = sizeof(err));
+	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_PEEK, &r));
+	ASSERT_EQ(-EINVAL, ivring__rec_open(r, path, &ro, &w));
+	ASSERT_EQ(NULL, w);
+	ASSERT_NE(NULL, strstr(err, "unknown format 99")) TH_LOG("%s", err);
+	ASSERT_STREQ(err, ivring__errmsg(r));
+
+	/* A failure of the file's, late in the open: said the same way. */
+	err[0] = '\0';
+	ro.format = IVRING_REC_CTF;
+	ASSERT_GT(0, ivring__rec_open(r, "/nonexistent/ctf", &ro, &w));
+	ASSERT_NE(NULL, strstr(err, "/nonexistent/ctf")) TH_LOG("%s", err);
+	ASSERT_STREQ(err, ivring__errmsg(r));
+	ivring__close(r);
+}
+
+/* Finding an event: found, not there (and why), never confused. */
+TEST_F(api, find_event)
+{
+	struct tep_handle *tep = NULL;
+	struct tep_event *ev = (void *)1;
+	struct ivring *r;
+	uint16_t id;
+
+	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_PEEK, &r));
+	ASSERT_EQ(0, ivring__get_tep(r, &tep));
+	ASSERT_TRUE(tep == ivring__tep(r));
+	ASSERT_EQ(1, ivring__match_events(r, "*", &id, 1) > 0);
+	ASSERT_EQ(0, ivring__find_event(r, id, &ev));
+	ASSERT_TRUE(ev == ivring__event(r, id));
+
+	ASSERT_EQ(-ENOENT, ivring__find_event(r, 0xfffe, &ev));
+	ASSERT_EQ(NULL, ev);
+	ASSERT_NE(NULL, strstr(ivring__errmsg(r), "no format of this generation has event id 65534"))
+		TH_LOG("%s", ivring__errmsg(r));
+	/* The NULL of ivring__event() leaves no message: a miss is no failure. */
+	ivring__close(r);
+	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_PEEK, &r));
+	ASSERT_EQ(NULL, ivring__event(r, 0xfffe));
+	ASSERT_STREQ("", ivring__errmsg(r));
+	ASSERT_EQ(-EINVAL, ivring__find_event(r, id, NULL));
 	ivring__close(r);
 }
 

@@ -88,6 +88,65 @@ for link in static shared; do
 	esac
 done
 
+# The SIGBUS guard is the application's choice since 1.5; a program built
+# against 1.0 to 1.4 binds ivring__open@LIBIVRING_1.0, which still installs
+# it, as its first open was promised to.
+cat >"$tmp/guard.c" <<'EOC'
+#include <signal.h>
+#include <stdio.h>
+#include <libivring.h>
+
+#ifdef OLD_BINARY
+int ivring__open_1_0(const char *, const struct ivring_open_opts *,
+		     struct ivring **);
+__asm__(".symver ivring__open_1_0, ivring__open@LIBIVRING_1.0");
+#define open_segment ivring__open_1_0
+#else
+#define open_segment ivring__open
+#endif
+
+static int handled(void)
+{
+	struct sigaction sa;
+
+	sigaction(SIGBUS, NULL, &sa);
+	return sa.sa_handler != SIG_DFL;
+}
+
+int main(void)
+{
+	struct ivring *r;
+	int before = handled();
+
+	open_segment("/nonexistent/segment", NULL, &r);
+	printf("%d %d", before, handled());
+	ivring__sigbus_guard(true);
+	printf(" %d", handled());
+	ivring__sigbus_guard(false);
+	printf(" %d\n", handled());
+	return 0;
+}
+EOC
+for kind in new old; do
+	def=
+	[ $kind = old ] && def=-DOLD_BINARY
+	# shellcheck disable=SC2086 # word lists from pkg-config
+	if ! gcc -Wall -Werror $def $cflags -o "$tmp/guard-$kind" "$tmp/guard.c" \
+		$(pkg-config --libs ivring) >"$tmp/cc.log" 2>&1; then
+		sed 's/^/# /' "$tmp/cc.log"
+		not_ok "the $kind SIGBUS guard program does not build"
+		continue
+	fi
+	out=$(LD_LIBRARY_PATH=$dest/usr/lib "$tmp/guard-$kind")
+	want="0 0 1 0"
+	[ $kind = old ] && want="0 1 1 0"
+	if [ "$out" = "$want" ]; then
+		echo "ok: SIGBUS guard, $kind binary: $out"
+	else
+		not_ok "SIGBUS guard, $kind binary: '$out', expected '$want'"
+	fi
+done
+
 # --- the man pages
 man=$dest/usr/share/man
 page1=$man/man1/ivring-read.1

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
- * The segment file shrinks under a reader: the calls on that handle fail
- * with -EFBIG and a message that names the file, the process lives, other
- * handles read on, and a SIGBUS that is not libivring's still reaches the
- * handler the application installed before.
+ * The segment file shrinks under a reader: with the SIGBUS guard that the
+ * application chose (ivring__sigbus_guard()), the calls on that handle
+ * fail with -EFBIG and a message that names the file, the process lives,
+ * other handles read on, and a SIGBUS that is not libivring's still
+ * reaches the handler the application installed before.  Without the
+ * guard nothing is installed: the fault is the process's, as for any
+ * reader of a mapped file.
  */
 #include <signal.h>
 #include <sys/mman.h>
@@ -75,6 +78,8 @@ TEST_F(truncate, under_a_reader)
 	/* The application had a handler of its own before libivring's. */
 	sigemptyset(&sa.sa_mask);
 	ASSERT_EQ(0, sigaction(SIGBUS, &sa, &old));
+	/* The guard is the application's choice (libivring.h). */
+	ASSERT_EQ(0, ivring__sigbus_guard(true));
 
 	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_EXPLICIT_COMMIT, &r));
 	ASSERT_EQ(0, seg_open(&self->t, 0, &r2));
@@ -107,11 +112,77 @@ TEST_F(truncate, between_calls_peek)
 	struct ivring_event ev;
 	struct ivring *r;
 
+	ASSERT_EQ(0, ivring__sigbus_guard(true));
 	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_PEEK, &r));
 	ASSERT_EQ(1, ivring__next(r, &ev));
 	ASSERT_EQ(0, ftruncate(self->s.fd, 8192));
 	truncated_handle_fails(_metadata, r);
 	ivring__close(r);
+}
+
+/* An open installs nothing: the process's SIGBUS stays as it was. */
+TEST_F(truncate, open_installs_nothing)
+{
+	struct sigaction before, after;
+	struct ivring *r;
+
+	ASSERT_EQ(0, sigaction(SIGBUS, NULL, &before));
+	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_PEEK, &r));
+	ASSERT_EQ(0, sigaction(SIGBUS, NULL, &after));
+	ASSERT_TRUE(before.sa_handler == after.sa_handler);
+	ASSERT_EQ(before.sa_flags, after.sa_flags);
+	ivring__close(r);
+}
+
+/* ... so, unguarded, a truncation is a fault of the process. */
+TEST_F_SIGNAL(truncate, unguarded_faults, SIGBUS)
+{
+	struct ivring_event ev;
+	struct ivring *r;
+
+#ifdef __SANITIZE_ADDRESS__
+	/* ASan takes SIGBUS itself: it reports the fault and exits. */
+	SKIP(return, "ASan handles SIGBUS");
+#endif
+	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_PEEK, &r));
+	ASSERT_EQ(1, ivring__next(r, &ev));
+	ASSERT_EQ(0, ftruncate(self->s.fd, 8192));
+	while (ivring__next(r, &ev) == 1)
+		;
+	ivring__close(r);
+}
+
+/*
+ * Taken out again, the guard gives SIGBUS back to the handler it found;
+ * one installed after it is left alone, and a new install chains to it.
+ */
+TEST_F(truncate, guard_removed)
+{
+	struct sigaction sa = { .sa_handler = app_handler }, cur;
+
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGBUS, &sa, NULL));
+	ASSERT_EQ(0, ivring__sigbus_guard(true));
+	ASSERT_EQ(0, ivring__sigbus_guard(true));	/* once is enough */
+	ASSERT_EQ(0, sigaction(SIGBUS, NULL, &cur));
+	ASSERT_TRUE(cur.sa_handler != app_handler);
+	ASSERT_EQ(0, ivring__sigbus_guard(false));
+	ASSERT_EQ(0, sigaction(SIGBUS, NULL, &cur));
+	ASSERT_TRUE(cur.sa_handler == app_handler);
+
+	/* The guard, then someone else's: removing ours changes nothing. */
+	ASSERT_EQ(0, ivring__sigbus_guard(true));
+	ASSERT_EQ(0, sigaction(SIGBUS, &sa, NULL));
+	ASSERT_EQ(0, ivring__sigbus_guard(false));
+	ASSERT_EQ(0, sigaction(SIGBUS, NULL, &cur));
+	ASSERT_TRUE(cur.sa_handler == app_handler);
+
+	/* ... and a SIGBUS sent now still reaches it, through ours. */
+	ASSERT_EQ(0, ivring__sigbus_guard(true));
+	app_sigbus = 0;
+	raise(SIGBUS);
+	ASSERT_EQ(1, app_sigbus);
+	ASSERT_EQ(0, ivring__sigbus_guard(false));
 }
 
 TEST_HARNESS_MAIN

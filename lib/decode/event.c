@@ -44,6 +44,20 @@ static int find_event(struct ivring *r, uint16_t type, struct tep_event **ev)
 	return -ENOENT;
 }
 
+int ivring__find_event(struct ivring *r, uint16_t type, struct tep_event **ev)
+{
+	int ret;
+
+	if (!r || !ev)
+		return -EINVAL;
+	ret = find_event(r, type, ev);
+	if (ret == -ENOENT)
+		return ivr_err(r, ret,
+			       "%s: no format of this generation has event id %u",
+			       r->path, type);
+	return ret;
+}
+
 /* A miss is no failure here: an unknown type renders as unknown. */
 struct tep_event *ivring__event(struct ivring *r, uint16_t type)
 {
@@ -101,3 +115,13 @@ int ivring__match_events(struct ivring *r, const char *pattern, uint16_t *ids,
 	}
 	return found;
 }
+
+int ivring__get_tep(struct ivring *r, struct tep_handle **tep)
+{
+	if (!r || !tep)
+		return -EINVAL;
+	*tep = ivr_formats_tep(r);
+	return *tep ? 0 : -ENOMEM;
+}
+
+

@@ -105,15 +105,38 @@ static int open_handle(const char *path, const struct ivring_open_opts *opts,
 	return 0;
 }
 
-int ivring__open(const char *path, const struct ivring_open_opts *opts,
-		 struct ivring **out)
+/*
+ * Since 1.5 the SIGBUS guard is the application's to install
+ * (ivring__sigbus_guard()); ivring__open() installs nothing.
+ */
+IVRING_API int ivr_open_1_5(const char *path,
+			    const struct ivring_open_opts *opts,
+			    struct ivring **out)
 {
-	/*
-	 * The first open installs the SIGBUS guard: a file truncated under
-	 * the mapping costs the handle, not the process.
-	 */
+	return open_handle(path, opts, out);
+}
+__asm__(".symver ivr_open_1_5, ivring__open@@LIBIVRING_1.5");
+
+/*
+ * Programs built against libivring 1.0 to 1.4 were promised that the
+ * first open installs it: they still get that.
+ */
+IVRING_API int ivr_open_1_0(const char *path,
+			    const struct ivring_open_opts *opts,
+			    struct ivring **out)
+{
 	ivr_guard_install();
 	return open_handle(path, opts, out);
+}
+__asm__(".symver ivr_open_1_0, ivring__open@LIBIVRING_1.0");
+
+int ivring__sigbus_guard(bool enable)
+{
+	if (!enable) {
+		ivr_guard_remove();
+		return 0;
+	}
+	return ivr_guard_install();
 }
 
 /* The last positions of a reader that consumes as it goes, and a heartbeat. */

@@ -205,10 +205,16 @@ static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
 /* struct ivring_rec_opts as it first was, before flags. */
 #define REC_OPTS_SZ_FIRST	offsetof(struct ivring_rec_opts, flags)
 
-/* A failed open says why on the reader. */
+/*
+ * A failed open says why where the caller looks: in opts->errbuf (since
+ * 1.5), and, as before 1.5, on the reader.
+ */
 static int open_failed(struct ivring *r, const struct ivring_rec_opts *opts,
 		       int ret, const struct ivr_msg *why)
 {
+	if (ivr_struct_has(opts, struct ivring_rec_opts, errbuf_len) &&
+	    opts->errbuf && opts->errbuf_len)
+		snprintf(opts->errbuf, opts->errbuf_len, "%s", why->text);
 	return ivr_reader_fail(r, ret, why->text);
 }
 
