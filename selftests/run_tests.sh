@@ -11,7 +11,9 @@
 #   build/module/ivring.ko, so the build before us made the module too;
 #   then a smoke set of them on every other kernel that the build made a
 #   module for, build/module-VERSION/ (make modules-all),
-#   and a check that libivring exports exactly the IVRING_API functions.
+#   a check that libivring exports exactly the IVRING_API functions,
+#   and that lib/, include/writer/, tools/ and kmod/ keep their layers
+#   (check_layers.sh, each folder's LAYERS).
 #
 # Each prints "ok <variant>/<test>" or "not ok <variant>/<test>" with the
 # tail of its log, build/logs/<variant>/<test>.log.  A sanitizer report in
@@ -224,6 +226,20 @@ check_exports() {
 	fi
 }
 
+# Each folder keeps the layers of its LAYERS file: includes and calls go
+# only downward, with no circle of files (check_layers.sh).
+check_layers() {
+	local folder=$1 objs=$2 name=layers/${1//\//-} log
+
+	log=$logs/layers/${1//\//-}.log
+	mkdir -p "$logs/layers"
+	if "$here/check_layers.sh" "$folder" "$objs" >"$log" 2>&1; then
+		report "$name" pass "$log"
+	else
+		report "$name" "the layers of $folder/LAYERS do not hold" "$log"
+	fi
+}
+
 if [ "${IVRING_BUILD_OK:-1}" != 1 ]; then
 	mkdir -p "$logs"
 	echo "the build failed; see the make output above" >"$logs/build.log"
@@ -231,6 +247,10 @@ if [ "${IVRING_BUILD_OK:-1}" != 1 ]; then
 fi
 
 selected lib/exports && check_exports
+selected layers/lib && check_layers lib "$build/plain/lib"
+selected layers/include-writer && check_layers include/writer "$build/plain/include/writer"
+selected layers/tools && check_layers tools "$build/plain/tools"
+selected layers/kmod && check_layers kmod "$build/module/kmod"
 
 for src in "$here"/test_*.c; do
 	[ -e "$src" ] || continue
