@@ -100,7 +100,8 @@ LIBS		:= $(TEP_LIBS) -lpthread
 URCU_LIBS	:= -lurcu -lurcu-cds
 TOOL_LIBS	:= $(URCU_LIBS) $(LIBS)
 
-# Who may include whom (DESIGN.md, "Layout"): one include path per folder.
+# Who may include whom (include/DESIGN, section 2): one include path per
+# folder.
 lib_INC		:= -Iinclude/uapi -Ilib $(TEP_CFLAGS) -fvisibility=hidden
 writer_INC	:= -Iinclude/uapi -Iinclude/writer
 tools_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools $(TEP_CFLAGS)

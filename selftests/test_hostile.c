@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
- * The reader against a hostile segment (DESIGN.md, invariant 4): a guest can
+ * The reader against a hostile segment (include/DESIGN, section 4): a guest can
  * write anything anywhere in the segment, at any time, and libivring must
  * answer with an error or a counted bad page, never with a crash, a hang or
  * a read outside the mapping.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
- * The writer against a hostile host (DESIGN.md, invariant 4; RING-DESIGN
+ * The writer against a hostile host (include/DESIGN, section 4; RING-DESIGN
  * 5): the segment is host memory, the host may rewrite any byte of it at any
  * moment, and the writer must never write outside the segment, hang, or
  * take a count from it.  This is the userspace build of the guest's writer.

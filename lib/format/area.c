@@ -23,7 +23,7 @@
  * nr_events back and forth, or sends ids that have no format, costs a
  * load per such event.
  *
- * The guest wrote the area, so it is hostile (DESIGN.md, invariant 4):
+ * The guest wrote the area, so it is hostile (include/DESIGN, section 4):
  * every piece is copied out of the segment before it is looked at, every
  * length is checked before it is used, and what is kept grows with what
  * passed, never with what the guest claims.

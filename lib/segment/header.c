@@ -3,8 +3,8 @@
 /*
  * The segment's header: copied, then every size and offset in the copy is
  * checked before anything else in the mapping is touched.  The guest may
- * be compromised, so nothing it wrote is trusted (DESIGN, "The trust
- * boundary").
+ * be compromised, so nothing it wrote is trusted (include/DESIGN,
+ * section 4).
  */
 #include <errno.h>
 #include <string.h>

@@ -349,7 +349,7 @@ struct ivring_host_cpu {
 
 /*
  * Every size and offset above, checked wherever this header is compiled: the
- * module, libivring, the tools (DESIGN.md, invariant 10).
+ * module, libivring, the tools (include/DESIGN, section 3).
  */
 #ifndef __cplusplus
 #define __IVRING_OFF(s, f, v) \
