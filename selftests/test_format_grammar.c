@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
- * The strict format grammar (lib/format_grammar.c) on its own: it accepts
+ * The strict format grammar (lib/format/grammar.c) on its own: it accepts
  * every text that ivring writes (the 68 native formats of
  * selftests/data/formats, the synth ones), and each of its rules refuses
  * what it is there for, with a reason that names the thing.
@@ -9,7 +9,7 @@
 #include "kselftest_harness.h"
 #include "fmt_util.h"
 
-/* lib/internal.h's; its types clash with the writer's that fmt_util.h has. */
+/* lib/format/format.h's; its types clash with the writer's that fmt_util.h has. */
 int ivr_format_grammar(const char *text, uint32_t len, uint16_t id, char *why,
 		       size_t why_len, uint32_t *tokens);
 

@@ -134,7 +134,7 @@ int ivw_format(struct ivw_writer *w, void *base,
 	 * Readers must see FORMATTING, then no magic, before any other byte
 	 * changes.  Paired with the reader's acquire of the magic and its
 	 * read barrier between its copy of the header and its second look at
-	 * the generation (lib/open.c, ivr_load_header()).
+	 * the generation (lib/segment/header.c, ivr_load_header()).
 	 */
 	WRITE_ONCE(h->state, IVRING_STATE_FORMATTING);
 	virt_wmb();

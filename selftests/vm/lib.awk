@@ -33,7 +33,7 @@ function vm_event(line,   s, pad) {
 	ev_name = s
 	sub(/: $/, "", ev_name)
 	sub(/^.*: /, "", ev_name)
-	# The name column is padded to 20 characters (lib/render.c).
+	# The name column is padded to 20 characters (lib/decode/render.c).
 	pad = 20 - length(ev_name)
 	if (pad > 0)
 		ev_info = substr(ev_info, pad + 1)
