@@ -146,23 +146,20 @@ TEST(constants)
 /* Record sizes: ftrace's type_len encoding, kept to 8-byte records. */
 TEST(record_len)
 {
-	u32 type_len;
+	static const struct { u32 payload, len, type_len; } want[] = {
+		{ 1, 8, 1 }, { 4, 8, 1 }, { 8, 16, 3 }, { 24, 32, 7 },
+		{ 108, 112, 27 },
+		/* Beyond 27 words, the length moves into array[0]. */
+		{ 109, 120, 0 }, { 112, 120, 0 },
+	};
+	u32 i, type_len;
 
-	EXPECT_EQ(8, ivw_record_len(1, &type_len));
-	EXPECT_EQ(1, type_len);
-	EXPECT_EQ(8, ivw_record_len(4, &type_len));
-	EXPECT_EQ(1, type_len);
-	EXPECT_EQ(16, ivw_record_len(8, &type_len));
-	EXPECT_EQ(3, type_len);
-	EXPECT_EQ(32, ivw_record_len(24, &type_len));
-	EXPECT_EQ(7, type_len);
-	EXPECT_EQ(112, ivw_record_len(108, &type_len));
-	EXPECT_EQ(27, type_len);
-	/* Beyond 27 words, the length moves into array[0]. */
-	EXPECT_EQ(120, ivw_record_len(109, &type_len));
-	EXPECT_EQ(0, type_len);
-	EXPECT_EQ(120, ivw_record_len(112, &type_len));
-	EXPECT_EQ(0, type_len);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		EXPECT_EQ(want[i].len, ivw_record_len(want[i].payload, &type_len))
+			TH_LOG("payload %u", want[i].payload);
+		EXPECT_EQ(want[i].type_len, type_len)
+			TH_LOG("payload %u", want[i].payload);
+	}
 }
 
 static void check_layout(struct __test_metadata *_metadata, u64 size,

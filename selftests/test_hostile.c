@@ -441,6 +441,28 @@ static void use_event(struct __test_metadata *_metadata, struct ivring *r,
 }
 
 /*
+ * Up to @n events, each used as a tool would (use_event()); *@got counts
+ * them.  Returns what the last ivring__next() returned.
+ */
+static int use_events(struct __test_metadata *_metadata, struct ivring *r,
+		      u32 n, struct pass *ps, u64 *got)
+{
+	struct ivring_event ev;
+	int ret = 0;
+	u32 k;
+
+	for (k = 0; k < n; k++) {
+		hs_progress++;
+		ret = ivring__next(r, &ev);
+		if (ret != 1)
+			break;
+		use_event(_metadata, r, &ev, ps);
+		(*got)++;
+	}
+	return ret;
+}
+
+/*
  * Iterate @r until it has nothing more, at most @max events; an iteration
  * that wants to go on past that fails the test.
  */
@@ -1315,18 +1337,9 @@ TEST_F_TIMEOUT(hostile, live_stepped, 900)
 			written += n;
 			budget += n;
 		} else if (a < 60) {
-			struct ivring_event ev;
-			int ret = 0;
+			int ret = use_events(_metadata, r, 1 + hs_below(&rnd, 40),
+					     &ps, &got);
 
-			n = 1 + hs_below(&rnd, 40);
-			for (k = 0; k < n; k++) {
-				hs_progress++;
-				ret = ivring__next(r, &ev);
-				if (ret != 1)
-					break;
-				use_event(_metadata, r, &ev, &ps);
-				got++;
-			}
 			ASSERT_TRUE(ret == 1 || ret == 0 || ret == -EPIPE ||
 				    ret == -ESTALE || errno_known(ret))
 				TH_LOG("next: %d; %s", ret, hs_ctx);
@@ -1468,21 +1481,13 @@ TEST_F_TIMEOUT(hostile, live_racing, 900)
 	hs_ctx_set("live_racing (concurrent writer and mutator)");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		struct ivring_event ev;
 		u32 k;
-		int ret = 0;
+		int ret;
 
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if ((u64)(t.tv_sec - t0.tv_sec) >= secs)
 			break;
-		for (k = 0; k < 1000; k++) {
-			hs_progress++;
-			ret = ivring__next(r, &ev);
-			if (ret != 1)
-				break;
-			use_event(_metadata, r, &ev, &ps);
-			got++;
-		}
+		ret = use_events(_metadata, r, 1000, &ps, &got);
 		if (ret == 1 || ret == 0 || ret == -ESTALE)
 			continue;
 		/* The handle gave up: start again, as a tool would. */
