@@ -311,13 +311,18 @@ vm_suite() {
 		IVRING_MODULE=$mod IVRING_MODULE_TEST=${mod%/ivring.ko}-test/ivring.ko \
 			IVRING_VM_KEEP=$logs/$variant/$name.files \
 			run "$variant" "$name" bash "$script"
-		# A guest test must not leave its segment behind either.
-		shm_left=$(comm -13 <(echo "$shm_before") <(ls /dev/shm) | grep '^ivring' | tr '\n' ' ')
-		if [ -n "$shm_left" ]; then
-			echo "not ok $variant/$name # left /dev/shm files behind: $shm_left"
+		# A guest test must not leave its segment behind either.  Its
+		# segments carry our tag (vm/lib.sh, vm_shm), so a run beside
+		# ours is neither blamed nor robbed of its files; a new one
+		# with no tag at all is a test that does not use vm_shm.
+		shm_left=$(ls /dev/shm | grep -e "^ivring-.*-$IVRING_SHM_TAG-" | tr '\n' ' ')
+		shm_untagged=$(comm -13 <(echo "$shm_before") <(ls /dev/shm) |
+			       grep '^ivring' | grep -v -e '-r[0-9][0-9]*-' | tr '\n' ' ')
+		if [ -n "$shm_left$shm_untagged" ]; then
+			echo "not ok $variant/$name # left /dev/shm files behind: $shm_left$shm_untagged"
 			failed=$((failed + 1))
 			# shellcheck disable=SC2086 # the names are plain words
-			(cd /dev/shm && rm -f $shm_left)
+			[ -z "$shm_left" ] || (cd /dev/shm && rm -f $shm_left)
 		fi
 	done
 }
@@ -327,6 +332,8 @@ vm_suite() {
 # the smoke set, or the whole suite with IVRING_VM_MATRIX=1 (make
 # check-matrix).
 export IVRING_VM_REQUIRED=${IVRING_VM_REQUIRED:-1}
+# The tag of this run's segments in /dev/shm (vm/lib.sh, vm_shm).
+export IVRING_SHM_TAG=r$$
 vm_smoke=${IVRING_VM_SMOKE:-e2e_sched ftrace_agree long_run scribble preempt_storm generic_lane}
 vm_suite vm "$build/module/ivring.ko"
 default_kver=$(modinfo -F vermagic "$build/module/ivring.ko" 2>/dev/null | cut -d' ' -f1)

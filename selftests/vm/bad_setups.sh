@@ -84,7 +84,7 @@ if [ $fails = 0 ]; then
 fi
 
 # --- 2. BAR2 too small
-shm=ivring-bad-$$-$RANDOM
+shm=$(vm_shm bad)
 cat >"$vm_tmp/small.sh" <<'GUEST'
 t=/sys/kernel/ivring
 insmod /ivring.ko || { echo "SMALL: insmod failed"; exit 10; }
@@ -129,8 +129,8 @@ fi
 # --- 3. two ivshmem devices: the first one probed gets the segment, the
 # other is left alone, untouched.  ivring-vm's own device comes first on
 # the command line, so it has the lower slot and is probed first.
-shm=ivring-two-$$-$RANDOM
-shm2=ivring-two2-$$-$RANDOM
+shm=$(vm_shm two)
+shm2=$(vm_shm two2)
 vm_shms+=("$shm2")
 truncate -s 1M "/dev/shm/$shm2" || fail "cannot create /dev/shm/$shm2"
 cat >"$vm_tmp/two.sh" <<'GUEST'
@@ -175,7 +175,7 @@ rm -f "/dev/shm/$shm" "/dev/shm/$shm2"
 
 # --- 4. a device that appears after insmod is bound: the device is removed
 # from the PCI bus before insmod, and a rescan brings it back.
-shm=ivring-late-$$-$RANDOM
+shm=$(vm_shm late)
 cat >"$vm_tmp/late.sh" <<'GUEST'
 t=/sys/kernel/ivring
 for d in /sys/bus/pci/devices/*; do

@@ -39,7 +39,7 @@
 source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
 
-shm=ivring-decode-$$-$RANDOM
+shm=$(vm_shm decode)
 log=$vm_tmp/vm.log
 # The event types that this workload makes fire on every run: all 68 but
 # mm_page_alloc_extfrag (it needs fragmented memory), cpu_frequency (no

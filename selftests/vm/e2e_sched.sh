@@ -23,7 +23,7 @@
 source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
 
-shm=ivring-e2e-$$-$RANDOM
+shm=$(vm_shm e2e)
 log=$vm_tmp/vm.log
 
 cat >"$vm_tmp/guest.sh" <<'GUEST'

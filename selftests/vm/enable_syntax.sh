@@ -33,7 +33,7 @@
 source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
 
-shm=ivring-enable-$$-$RANDOM
+shm=$(vm_shm enable)
 log=$vm_tmp/vm.log
 
 cat >"$vm_tmp/guest.sh" <<'GUEST'

@@ -23,7 +23,7 @@
 source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
 
-shm=ivring-ftagree-$$-$RANDOM
+shm=$(vm_shm ftagree)
 log=$vm_tmp/vm.log
 # Most switches that may fall between the two toggles, per CPU and edge.
 max_edge=${IVRING_FTRACE_MAX_EDGE:-20}

@@ -40,7 +40,7 @@ source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
 vm_disk
 
-shm=ivring-generic-$$-$RANDOM
+shm=$(vm_shm generic)
 log=$vm_tmp/vm.log
 # Most ftrace-only events per CPU and edge.
 max_edge=${IVRING_FTRACE_MAX_EDGE:-40}

@@ -29,7 +29,7 @@
 source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
 
-shm=ivring-genloss-$$-$RANDOM
+shm=$(vm_shm genloss)
 log=$vm_tmp/vm.log
 
 {

@@ -32,7 +32,7 @@ source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
 vm_require_kmod virtio_pci virtio_blk
 
-shm=ivring-hib-$$-$RANDOM
+shm=$(vm_shm hib)
 log=$vm_tmp/vm.log
 
 cat >"$vm_tmp/guest.sh" <<'GUEST'

@@ -32,7 +32,7 @@ module=$module_test
 vm_require read
 [ -r "$plain" ] || skip "no $plain; run make module"
 
-shm=ivring-initf-$$-$RANDOM
+shm=$(vm_shm initf)
 log=$vm_tmp/vm.log
 
 cat >"$vm_tmp/guest.sh" <<'GUEST'

@@ -37,6 +37,14 @@ for d in "${IVRING_TOOLS:-}" "$vm_top/build/tools" "$vm_top/build/plain/tools"; 
 	fi
 done
 
+# vm_shm NAME: a name for a segment in /dev/shm, of this test's alone:
+# ivring-NAME-[TAG-]PID-RANDOM.  run_tests.sh sets IVRING_SHM_TAG to one
+# of its own, so that its check for segments left behind looks only at its
+# tests' segments, never at those of a run beside it.
+vm_shm() {
+	echo "ivring-$1-${IVRING_SHM_TAG:+$IVRING_SHM_TAG-}$$-$RANDOM"
+}
+
 skip() {
 	if [ "${IVRING_VM_REQUIRED:-0}" = 1 ]; then
 		echo "not ok: cannot run: $*"

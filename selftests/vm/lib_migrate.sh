@@ -24,8 +24,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" || exit 1
 mig_setup() {
 	vm_require read
 	command -v socat >/dev/null || skip "no socat (Debian package socat)"
-	a=ivring-mig-a-$$-$RANDOM
-	b=ivring-mig-b-$$-$RANDOM
+	a=$(vm_shm mig-a)
+	b=$(vm_shm mig-b)
 	mig_guest_script "$vm_tmp/guest.sh" "$@"
 }
 

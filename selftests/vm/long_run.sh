@@ -45,7 +45,7 @@
 source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
 
-shm=ivring-long-$$-$RANDOM
+shm=$(vm_shm long)
 log=$vm_tmp/vm.log
 secs=${IVRING_LONG_RUN_SECS:-20}
 mode=${IVRING_LONG_RUN_MODE:-discard}

@@ -74,7 +74,7 @@ GUEST
 # check_run MODE: one guest run in MODE, then the host's checks.
 check_run() {
 	local mode=$1 shm log console
-	shm=ivring-modes-$mode-$$-$RANDOM
+	shm=$(vm_shm "modes-$mode")
 	log=$vm_tmp/$mode.log
 	console=$vm_tmp/$mode.console
 

@@ -36,7 +36,7 @@ source "$(dirname "$0")/lib.sh" || exit 1
 module=$module_test
 vm_require read
 
-shm=ivring-pcirm-$$-$RANDOM
+shm=$(vm_shm pcirm)
 shm_b=$shm-b
 log=$vm_tmp/vm.log
 

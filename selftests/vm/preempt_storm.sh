@@ -32,7 +32,7 @@ module=$module_test
 vm_require read
 
 calls=${IVRING_STORM_CALLS:-2000}
-shm=ivring-storm-$$-$RANDOM
+shm=$(vm_shm storm)
 log=$vm_tmp/vm.log
 
 cat >"$vm_tmp/guest.sh" <<GUEST

@@ -41,7 +41,7 @@
 source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
 
-shm=ivring-reboot-$$-$RANDOM
+shm=$(vm_shm reboot)
 log=$vm_tmp/vm.log
 record=${IVRING_REBOOT_RECORD:-0}
 name=reboot_follow

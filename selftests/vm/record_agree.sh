@@ -36,7 +36,7 @@ vm_require read
 vm_require_trace_cmd
 vm_disk
 
-shm=ivring-recagree-$$-$RANDOM
+shm=$(vm_shm recagree)
 log=$vm_tmp/vm.log
 
 {

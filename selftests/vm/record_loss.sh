@@ -47,7 +47,7 @@ source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
 vm_require_trace_cmd
 
-shm=ivring-recloss-$$-$RANDOM
+shm=$(vm_shm recloss)
 log=$vm_tmp/vm.log
 page=4096
 

@@ -46,7 +46,7 @@
 source "$(dirname "$0")/lib.sh" || exit 1
 vm_require read
 
-shm=ivring-rmmod-$$-$RANDOM
+shm=$(vm_shm rmmod)
 log=$vm_tmp/vm.log
 
 cat >"$vm_tmp/guest.sh" <<'GUEST'

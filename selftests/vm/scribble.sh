@@ -53,7 +53,7 @@ vm_require read
 scribbler=${IVRING_IVRING_SCRIBBLE:-$vm_top/build/plain/helpers/ivring_scribble}
 [ -x "$scribbler" ] || skip "no $scribbler; run make check"
 rounds=${IVRING_SCRIBBLE_ROUNDS:-3}
-shm=ivring-scribble-$$-$RANDOM
+shm=$(vm_shm scribble)
 log=$vm_tmp/vm.log
 console=$vm_tmp/console
 
@@ -147,7 +147,7 @@ handshake() {
 	fi
 }
 
-canary=ivring-scribble-canary-$$-$RANDOM
+canary=$(vm_shm scribble-canary)
 vm_shms+=("$canary")
 head -c 1048576 /dev/zero | tr '\0' '\245' >"/dev/shm/$canary" ||
 	fail "cannot write /dev/shm/$canary"
