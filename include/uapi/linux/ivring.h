@@ -38,7 +38,7 @@
  * (struct ivring_subbuf_hdr, then records with a 32-bit header), so it can be
  * copied verbatim into a trace-cmd trace.dat file.  Sub-buffer number 'seq'
  * of a CPU lives in slot seq % nr_subbufs; struct ivring_desc says which seq
- * a slot holds.  Documentation: README, section "The segment".
+ * a slot holds.  Documentation: include/DESIGN, section 3.
  *
  * Two lanes write the same sub-rings: the module's own probes (native
  * events) and the generic lane, which copies the kernel's raw record of any
