@@ -52,8 +52,7 @@ static void ivr_sync_fn(struct work_struct *work)
 
 	if (ms) {
 		mutex_lock(&ivr_mutex);
-		inst = rcu_dereference_protected(ivr_inst,
-						 lockdep_is_held(&ivr_mutex));
+		inst = ivr_instance_locked();
 		ivw_sync_poll(&ivr_sync, inst ? &inst->w : NULL);
 		quiet = !ivr_sync.last_answer ||
 			ivw_clock_mono() - ivr_sync.last_answer >

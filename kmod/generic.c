@@ -273,9 +273,7 @@ int ivr_generic_set(struct ivr_event *ev, bool on)
 		ret = -EAGAIN;
 	}
 	if (!ret)
-		ret = ivr_generic_store_format(g,
-			rcu_dereference_protected(ivr_inst,
-						  lockdep_is_held(&ivr_mutex)));
+		ret = ivr_generic_store_format(g, ivr_instance_locked());
 	if (ret) {
 		ivr_generic_detach(g);
 		return ret;

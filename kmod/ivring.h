@@ -18,34 +18,14 @@
 #ifndef IVRING_KMOD_IVRING_H
 #define IVRING_KMOD_IVRING_H
 
-#include <linux/mutex.h>
-#include <linux/rcupdate.h>
 #include <linux/types.h>
 
-#include "ring_writer.h"
-
-#define IVR_NAME	"ivring"
+#include "instance.h"
 
 struct kobj_attribute;
 struct ivr_generic;
 struct kobject;
-struct pci_dev;
 struct tracepoint;
-
-/*
- * One formatted segment.  Probes reach it through ivr_inst under RCU-sched
- * (tracepoint callbacks run with preemption disabled), so it is freed only
- * after tracepoint_synchronize_unregister().
- */
-struct ivr_instance {
-	struct pci_dev *pdev;
-	void *base;			/* BAR2, memremap()ed write-back */
-	u64 size;
-	struct ivw_writer w;
-	void *cpus_mem;			/* kvcalloc()ed, holds w.cpus */
-	struct ivw_slot *slots;
-	bool thaw_publish;		/* published when frozen; under ivr_mutex */
-};
 
 /*
  * One event.  Those of the table are native: the probe is the class's
@@ -75,17 +55,6 @@ extern const unsigned int ivr_nr_events;
 /* trace_marker's event (marker.c): no tracepoint, id ivr_nr_events + 1. */
 extern struct ivr_event ivr_marker_event;
 
-/* Serialises device probe/remove, enabling and every sysfs write. */
-extern struct mutex ivr_mutex;
-extern struct ivr_instance __rcu *ivr_inst;
-extern bool ivr_tracing_on;
-
-/* Module parameters (main.c), read when a device is formatted. */
-extern unsigned int ivr_subbuf_size;
-extern unsigned int ivr_mode;
-int ivr_mode_parse(const char *val);
-const char *ivr_mode_name(unsigned int mode);
-
 /* events.c */
 void ivr_events_init_ids(void);
 int ivr_event_format(const struct ivr_event *ev, char *buf, size_t size);
@@ -103,15 +72,6 @@ void ivr_events_disable_all(void);
 struct ivr_event *ivr_event_next(struct ivr_event *ev);
 #define ivr_for_each_event(ev) \
 	for (ev = ivr_event_next(NULL); ev; ev = ivr_event_next(ev))
-
-/* pci.c */
-int ivr_pci_register(void);
-int ivr_reformat(void);
-void ivr_pci_unregister(void);
-
-/* clock_sync.c: answers the host's clock requests */
-void ivr_sync_start(void);
-void ivr_sync_stop(void);
 
 /* sysfs.c, set_event.c, per_cpu.c, marker.c, clock_sync.c */
 int ivr_sysfs_init(void);

@@ -32,6 +32,7 @@
 
 #include "generic.h"
 #include "ivring.h"
+#include "segment.h"
 #include "testing.h"
 
 struct ivr_evdir {
@@ -413,37 +414,20 @@ static ssize_t available_events_read(struct file *file, struct kobject *kobj,
 static ssize_t mode_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%s\n", ivr_mode_name(READ_ONCE(ivr_mode)));
+	return sysfs_emit(buf, "%s\n", ivr_mode_name(ivr_segment_mode()));
 }
 
-/*
- * A mode change formats the segment again: the writer's state and the
- * pages' meaning depend on the mode, and a reader must start over.  Only
- * while tracing is off, so that nobody loses events by surprise.
- */
+/* Only while tracing_on is 0; it empties the rings (segment.c). */
 static ssize_t mode_store(struct kobject *kobj, struct kobj_attribute *attr,
 			  const char *buf, size_t count)
 {
 	int mode = ivr_mode_parse(buf);
-	int ret = 0;
+	int ret;
 
 	if (mode < 0)
 		return -EINVAL;
 	mutex_lock(&ivr_mutex);
-	if (READ_ONCE(ivr_tracing_on)) {
-		ret = -EBUSY;
-	} else if (mode != ivr_mode) {
-		unsigned int old = ivr_mode;
-
-		WRITE_ONCE(ivr_mode, mode);
-		ret = ivr_reformat();
-		/* No device yet: the mode applies when one is bound. */
-		if (ret == -ENODEV)
-			ret = 0;
-		/* A failed write changes no setting: reset retries the old. */
-		else if (ret)
-			WRITE_ONCE(ivr_mode, old);
-	}
+	ret = ivr_segment_set_mode(mode);
 	mutex_unlock(&ivr_mutex);
 	return ret ? ret : count;
 }
@@ -458,7 +442,7 @@ static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (ret || !on)
 		return ret ? ret : -EINVAL;
 	mutex_lock(&ivr_mutex);
-	ret = ivr_reformat();
+	ret = ivr_segment_reset();
 	mutex_unlock(&ivr_mutex);
 	return ret ? ret : count;
 }
