@@ -59,19 +59,9 @@ extern struct ivr_event ivr_marker_event;
 void ivr_events_init_ids(void);
 int ivr_event_format(const struct ivr_event *ev, char *buf, size_t size);
 
-/* attach.c */
+/* attach.c: the native lane's tracepoints */
 void ivr_events_lookup(void);
-int ivr_event_set(struct ivr_event *ev, bool on);
-void ivr_events_disable_all(void);
-
-/*
- * Every event that ivring lists: the table's that this kernel has, then the
- * generic ones added so far (generic.c), in the order they were added.
- * Under ivr_mutex.
- */
-struct ivr_event *ivr_event_next(struct ivr_event *ev);
-#define ivr_for_each_event(ev) \
-	for (ev = ivr_event_next(NULL); ev; ev = ivr_event_next(ev))
+int ivr_native_set(struct ivr_event *ev, bool on);
 
 /* sysfs.c, set_event.c, per_cpu.c, marker.c, clock_sync.c */
 int ivr_sysfs_init(void);

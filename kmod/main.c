@@ -15,8 +15,7 @@
 #include <linux/module.h>
 
 #include "driver.h"
-#include "generic.h"
-#include "ivring.h"
+#include "registry.h"
 #include "segment.h"
 #include "testing.h"
 

@@ -27,8 +27,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
-#include "ivring.h"
-#include "generic.h"
+#include "registry.h"
 #include "segment.h"
 #include "testing.h"
 
@@ -135,37 +134,6 @@ static struct ivw_cpu *ivr_alloc_cpus(u32 nr_cpus, void **mem)
 	return PTR_ALIGN(*mem, align);
 }
 
-/* The events of the table that this kernel has, then the marker's. */
-static int ivr_add_formats(struct ivr_instance *inst)
-{
-	char *buf;
-	unsigned int i;
-	int ret = 0;
-
-	buf = kmalloc(IVRING_FORMAT_TEXT_MAX, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	for (i = 0; i <= ivr_nr_events && !ret; i++) {
-		const struct ivr_event *ev = i < ivr_nr_events ? &ivr_events[i] :
-								 &ivr_marker_event;
-		int len;
-
-		if (ev != &ivr_marker_event && !ev->tp)
-			continue;
-		len = ivr_event_format(ev, buf, IVRING_FORMAT_TEXT_MAX);
-		if (len < 0) {
-			ret = len;
-			break;
-		}
-		ret = ivw_add_format(&inst->w, ev->id, ev->sys, buf, len);
-		if (ret)
-			pci_err(inst->pdev, "cannot store the format of %s:%s: %d\n",
-				ev->sys, ev->name, ret);
-	}
-	kfree(buf);
-	return ret;
-}
-
 /* Lay the segment out in the mapped BAR2 and make it LIVE. */
 static int ivr_format_segment(struct ivr_instance *inst)
 {
@@ -207,9 +175,7 @@ static int ivr_format_segment(struct ivr_instance *inst)
 			    ivr_new_generation(inst->base), cpus, inst->slots);
 	if (ret)
 		return ret;
-	ret = ivr_add_formats(inst);
-	if (!ret)
-		ret = ivr_generic_add_formats(inst);
+	ret = ivr_events_add_formats(inst);
 	if (!ret)
 		ret = ivr_test_fail_format();
 	if (ret) {

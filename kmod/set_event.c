@@ -23,8 +23,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
-#include "generic.h"
-#include "ivring.h"
+#include "registry.h"
 
 static bool ivr_match(const char *pat, const char *s)
 {
@@ -51,7 +50,7 @@ static int ivr_set_event_word(char *word)
 	}
 	/* The kernel's events that the word names join first (generic.c). */
 	if (on) {
-		added = ivr_generic_add_matching(sys, ev);
+		added = ivr_generic_add_matching(sys, ev, ivr_sysfs_add_event);
 		if (added < 0 && added != -ENOENT && added != -ENODEV)
 			return added;
 	}

@@ -31,7 +31,7 @@
 #include <linux/sysfs.h>
 
 #include "generic.h"
-#include "ivring.h"
+#include "registry.h"
 #include "segment.h"
 #include "testing.h"
 
@@ -163,12 +163,7 @@ static ssize_t format_read(struct file *file, struct kobject *kobj,
 	if (!text)
 		return -ENOMEM;
 	mutex_lock(&ivr_mutex);
-	if (ev->lane_generic) {
-		len = ev->gen->format_len;
-		memcpy(text, ev->gen->format, len);
-	} else {
-		len = ivr_event_format(ev, text, IVRING_FORMAT_TEXT_MAX);
-	}
+	len = ivr_event_lane_format(ev, text, IVRING_FORMAT_TEXT_MAX);
 	mutex_unlock(&ivr_mutex);
 	if (len < 0)
 		ret = len;
@@ -178,7 +173,7 @@ static ssize_t format_read(struct file *file, struct kobject *kobj,
 	return ret;
 }
 
-/* The id of the lane in use: a native event's generic twin has its own. */
+/* The id of the lane in use (registry.c). */
 static ssize_t id_show(struct kobject *kobj, struct kobj_attribute *attr,
 		       char *buf)
 {
@@ -186,7 +181,7 @@ static ssize_t id_show(struct kobject *kobj, struct kobj_attribute *attr,
 	unsigned int id;
 
 	mutex_lock(&ivr_mutex);
-	id = ev->lane_generic ? ev->gen->ev.id : ev->id;
+	id = ivr_event_lane_id(ev);
 	mutex_unlock(&ivr_mutex);
 	return sysfs_emit(buf, "%u\n", id);
 }
@@ -207,8 +202,8 @@ static ssize_t lane_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (!sysfs_streq(buf, "generic") && !sysfs_streq(buf, "native"))
 		return -EINVAL;
 	mutex_lock(&ivr_mutex);
-	ret = ivr_generic_set_lane(ivr_kobj_event(kobj),
-				   sysfs_streq(buf, "generic"));
+	ret = ivr_event_set_lane(ivr_kobj_event(kobj),
+				 sysfs_streq(buf, "generic"));
 	mutex_unlock(&ivr_mutex);
 	return ret ? ret : count;
 }
@@ -523,20 +518,12 @@ static struct ivr_evdir *ivr_add_evdir(struct ivr_sysdir *sd,
 	return d;
 }
 
-/**
- * ivr_sysfs_add_event() - the directory of a generic event just added
- * @ev:		the event; its sys and name live as long as the module
- *
- * Context: with ivr_mutex held (set_event.c, through generic.c).
- * Return: 0 or -errno.
- */
-int ivr_sysfs_add_event(struct ivr_event *ev)
+static int ivr_sysfs_add_evdir(struct ivr_event *ev)
 {
 	struct ivr_sysdir *sd = NULL;
 	struct ivr_evdir *d;
 	unsigned int i;
 
-	lockdep_assert_held(&ivr_mutex);
 	if (!ivr_sysfs_live)
 		return -ENODEV;
 	for (i = 0; i < ivr_nr_sysdirs && !sd; i++)
@@ -551,6 +538,29 @@ int ivr_sysfs_add_event(struct ivr_event *ev)
 		return PTR_ERR(d);
 	list_add_tail(&d->node, &ivr_gen_evdirs);
 	return 0;
+}
+
+/**
+ * ivr_sysfs_add_event() - the directory of a generic event just added
+ * @ev:		the event; its sys and name live as long as the module
+ *
+ * set_event hands it to the generic lane, which calls it for each event
+ * that a word adds (ivr_generic_add_matching()); an error unlists the
+ * event again.
+ *
+ * Context: with ivr_mutex held.
+ * Return: 0 or -errno.
+ */
+int ivr_sysfs_add_event(struct ivr_event *ev)
+{
+	int ret;
+
+	lockdep_assert_held(&ivr_mutex);
+	ret = ivr_sysfs_add_evdir(ev);
+	if (ret)
+		pr_err("cannot add %s:%s to /sys/kernel/" IVR_NAME "/events: %d\n",
+		       ev->sys, ev->name, ret);
+	return ret;
 }
 
 /* One directory per system, in table order; the table groups by system. */
