@@ -21,7 +21,6 @@
  * while it spins; sysfs writes wait for at most one burst.
  */
 #include <linux/jiffies.h>
-#include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/sysfs.h>
 #include <linux/workqueue.h>
@@ -74,8 +73,8 @@ void ivr_sync_stop(void)
 	cancel_delayed_work_sync(&ivr_sync_work);
 }
 
-static ssize_t clock_sync_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
+/* /sys/kernel/ivring/clock_sync: what the poller did. */
+ssize_t ivr_sync_show(char *buf)
 {
 	ssize_t len;
 
@@ -87,5 +86,3 @@ static ssize_t clock_sync_show(struct kobject *kobj,
 	mutex_unlock(&ivr_mutex);
 	return len;
 }
-
-struct kobj_attribute ivr_clock_sync_attr = __ATTR_RO(clock_sync);

@@ -22,9 +22,7 @@
 
 #include "instance.h"
 
-struct kobj_attribute;
 struct ivr_generic;
-struct kobject;
 struct tracepoint;
 
 /*
@@ -63,15 +61,7 @@ int ivr_event_format(const struct ivr_event *ev, char *buf, size_t size);
 void ivr_events_lookup(void);
 int ivr_native_set(struct ivr_event *ev, bool on);
 
-/* sysfs.c, set_event.c, per_cpu.c, marker.c, clock_sync.c */
-int ivr_sysfs_init(void);
-void ivr_sysfs_exit(void);
-extern struct kobj_attribute ivr_set_event_attr;
-extern struct kobj_attribute ivr_trace_marker_attr;
-extern struct kobj_attribute ivr_clock_sync_attr;
-ssize_t ivr_show_event_list(char *buf, bool enabled_only, const char *file);
-int ivr_sysfs_add_event(struct ivr_event *ev);
-int ivr_per_cpu_init(struct kobject *root);
-void ivr_per_cpu_exit(void);
+/* marker.c */
+ssize_t ivr_marker_write(const char *buf, size_t count);
 
 #endif /* IVRING_KMOD_IVRING_H */

@@ -14,9 +14,8 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 
+#include "control.h"
 #include "driver.h"
-#include "registry.h"
-#include "segment.h"
 #include "testing.h"
 
 /*

@@ -23,7 +23,7 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
-#include "ivring.h"
+#include "control.h"
 
 struct ivr_cpudir {
 	struct kobject kobj;
