@@ -13,7 +13,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
-#include "ivring.h"
+#include "lanes.h"
 
 static void ivr_match_tracepoint(struct tracepoint *tp, void *priv)
 {

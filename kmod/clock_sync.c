@@ -25,7 +25,7 @@
 #include <linux/sysfs.h>
 #include <linux/workqueue.h>
 
-#include "ivring.h"
+#include "instance.h"
 
 /* With no request for this long, look only every IVR_SYNC_IDLE_MS. */
 #define IVR_SYNC_QUIET_NS	(10 * NSEC_PER_SEC)

@@ -48,7 +48,7 @@
 #include <trace/events/timer.h>
 #include <trace/events/workqueue.h>
 
-#include "ivring.h"
+#include "lanes.h"
 #include "probe.h"
 
 #define IVR_PASS(...)	__VA_ARGS__

@@ -9,7 +9,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
-#include "ivring.h"
+#include "lanes.h"
 
 struct perf_event;
 struct ivr_instance;

@@ -16,6 +16,10 @@
 
 #include "control.h"
 #include "driver.h"
+#include "generic.h"
+#include "lanes.h"
+#include "registry.h"
+#include "segment.h"
 #include "testing.h"
 
 /*

@@ -15,7 +15,7 @@
 #include <linux/minmax.h>
 #include <linux/rcupdate.h>
 
-#include "ivring.h"
+#include "lanes.h"
 #include "probe.h"
 
 #define IVR_MARKER_MAX	1024

@@ -15,7 +15,7 @@
 #include <linux/string.h>
 #include <linux/trace_events.h>
 
-#include "ivring.h"
+#include "lanes.h"
 #include "testing.h"
 
 /*

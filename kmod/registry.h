@@ -10,7 +10,7 @@
 #define IVRING_KMOD_REGISTRY_H
 
 #include "generic.h"
-#include "ivring.h"
+#include "lanes.h"
 
 /*
  * Every event that ivring lists: the table's that this kernel has, then the

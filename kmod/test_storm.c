@@ -31,7 +31,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
-#include "control.h"
+#include "lanes.h"
 #include "testing.h"
 
 #define IVR_STORM_MAGIC		0x5707e

@@ -1,22 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
- * What the parts of the guest module share: the one ivring instance, the
- * event table's runtime descriptors, and the functions that cross files.
- *
- *   main.c     module init/exit and parameters
- *   pci.c      the ivshmem driver: maps BAR2, formats the segment
- *   events.c   probes, payloads and format texts, generated from
- *              event_table.h
- *   attach.c   finds tracepoints by name, registers and unregisters probes
- *   marker.c   trace_marker: a line written becomes an event
- *   clock_sync.c  answers the host's clock requests
- *   generic.c  the generic lane: any event of the kernel, through perf
- *   tracefs.c  the kernel's event definitions, from a private tracefs mount
- *   sysfs.c    /sys/kernel/ivring/
+ * The lanes layer (kmod/LAYERS): an event, whichever lane carries it, the
+ * native lane's table (events.c) and tracepoints (attach.c), and the
+ * marker's event (marker.c).  The generic lane is generic.h; the fast
+ * path that every lane's writer shares is probe.h.  Nothing here knows
+ * the registry, which lists and switches the events of both lanes.
  */
-#ifndef IVRING_KMOD_IVRING_H
-#define IVRING_KMOD_IVRING_H
+#ifndef IVRING_KMOD_LANES_H
+#define IVRING_KMOD_LANES_H
 
 #include <linux/types.h>
 
@@ -42,8 +34,9 @@ struct ivr_event {
 	int (*fields)(char *buf, size_t size);
 	const char *print_fmt;
 	u16 id;				/* common_type; index + 1 */
-	bool enabled;			/* in its lane; under ivr_mutex */
-	bool lane_generic;		/* enabled through @gen; under ivr_mutex */
+	/* The registry's (registry.c), under ivr_mutex: */
+	bool enabled;			/* in its lane */
+	bool lane_generic;		/* enabled through @gen */
 	struct tracepoint *tp;		/* NULL: this kernel lacks it */
 	struct ivr_generic *gen;	/* the generic lane's state, or NULL */
 };
@@ -64,4 +57,4 @@ int ivr_native_set(struct ivr_event *ev, bool on);
 /* marker.c */
 ssize_t ivr_marker_write(const char *buf, size_t count);
 
-#endif /* IVRING_KMOD_IVRING_H */
+#endif /* IVRING_KMOD_LANES_H */
