@@ -127,39 +127,39 @@ static void ivr_pci_shutdown(struct pci_dev *pdev)
 }
 
 #ifdef CONFIG_PM_SLEEP
-/* Hibernation (segment.c says what each step does to the segment). */
-static int ivr_pm_freeze(struct device *dev)
+/*
+ * Hibernation: each step is the segment layer's (segment.c says what it
+ * does to the segment), under ivr_mutex.
+ */
+static int ivr_pm_step(struct device *dev,
+		       void (*step)(struct ivr_instance *inst))
 {
 	mutex_lock(&ivr_mutex);
-	ivr_segment_freeze(dev_get_drvdata(dev));
+	step(dev_get_drvdata(dev));
 	mutex_unlock(&ivr_mutex);
 	return 0;
 }
 
+static int ivr_pm_freeze(struct device *dev)
+{
+	return ivr_pm_step(dev, ivr_segment_freeze);
+}
+
 static int ivr_pm_thaw(struct device *dev)
 {
-	mutex_lock(&ivr_mutex);
-	ivr_segment_thaw(dev_get_drvdata(dev));
-	mutex_unlock(&ivr_mutex);
-	return 0;
+	return ivr_pm_step(dev, ivr_segment_thaw);
 }
 
 /* The last callback before hibernation powers the machine off. */
 static int ivr_pm_poweroff(struct device *dev)
 {
-	mutex_lock(&ivr_mutex);
-	ivr_segment_stop(dev_get_drvdata(dev), "hibernation");
-	mutex_unlock(&ivr_mutex);
-	return 0;
+	return ivr_pm_step(dev, ivr_segment_poweroff);
 }
 
 /* A formatting failure is not the resume's: the segment stays STOPPED. */
 static int ivr_pm_restore(struct device *dev)
 {
-	mutex_lock(&ivr_mutex);
-	ivr_segment_restore(dev_get_drvdata(dev));
-	mutex_unlock(&ivr_mutex);
-	return 0;
+	return ivr_pm_step(dev, ivr_segment_restore);
 }
 #endif
 

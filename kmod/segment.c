@@ -296,6 +296,13 @@ void ivr_segment_freeze(struct ivr_instance *inst)
 	ivr_instance_unpublish(inst);
 }
 
+/* The image is written: the machine powers off, the writer with it. */
+void ivr_segment_poweroff(struct ivr_instance *inst)
+{
+	lockdep_assert_held(&ivr_mutex);
+	ivr_segment_stop(inst, "hibernation");
+}
+
 /* The snapshot is taken (or hibernation failed): tracing goes on. */
 void ivr_segment_thaw(struct ivr_instance *inst)
 {

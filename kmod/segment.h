@@ -27,6 +27,7 @@ void ivr_segment_release(struct ivr_instance *inst, const char *why);
 void ivr_segment_free_state(struct ivr_instance *inst);
 void ivr_segment_stop(struct ivr_instance *inst, const char *why);
 void ivr_segment_freeze(struct ivr_instance *inst);
+void ivr_segment_poweroff(struct ivr_instance *inst);
 void ivr_segment_thaw(struct ivr_instance *inst);
 void ivr_segment_restore(struct ivr_instance *inst);
 int ivr_segment_reset(void);

@@ -74,8 +74,13 @@ static ssize_t ivr_show_sys_enable(const char *sys, char *buf)
 			  any_on ? '1' : '0');
 }
 
-static ssize_t ivr_store_sys_enable(const char *sys, const char *buf,
-				    size_t count)
+/*
+ * A write of 0 or 1 to an enable file: @one's, or with @one NULL, a
+ * system's or events/'s (every event of @sys, NULL: all); the first error
+ * stops it.
+ */
+static ssize_t ivr_store_enable(struct ivr_event *one, const char *sys,
+				const char *buf, size_t count)
 {
 	struct ivr_event *ev;
 	int ret;
@@ -85,9 +90,12 @@ static ssize_t ivr_store_sys_enable(const char *sys, const char *buf,
 	if (ret)
 		return ret;
 	mutex_lock(&ivr_mutex);
-	ivr_for_each_event(ev)
-		if (!ret && ivr_in_sys(ev, sys))
-			ret = ivr_event_set(ev, on);
+	if (one)
+		ret = ivr_event_set(one, on);
+	else
+		ivr_for_each_event(ev)
+			if (!ret && ivr_in_sys(ev, sys))
+				ret = ivr_event_set(ev, on);
 	mutex_unlock(&ivr_mutex);
 	return ret ? ret : count;
 }
@@ -108,16 +116,7 @@ static ssize_t enable_show(struct kobject *kobj, struct kobj_attribute *attr,
 static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
-	int ret;
-	bool on;
-
-	ret = ivr_parse_enable(buf, &on);
-	if (ret)
-		return ret;
-	mutex_lock(&ivr_mutex);
-	ret = ivr_event_set(ivr_kobj_event(kobj), on);
-	mutex_unlock(&ivr_mutex);
-	return ret ? ret : count;
+	return ivr_store_enable(ivr_kobj_event(kobj), NULL, buf, count);
 }
 
 /*
@@ -235,7 +234,7 @@ static ssize_t sys_enable_store(struct kobject *kobj,
 				struct kobj_attribute *attr, const char *buf,
 				size_t count)
 {
-	return ivr_store_sys_enable(ivr_kobj_sys(kobj), buf, count);
+	return ivr_store_enable(NULL, ivr_kobj_sys(kobj), buf, count);
 }
 
 static struct kobj_attribute ivr_sys_enable =
@@ -273,7 +272,7 @@ static ssize_t all_enable_store(struct kobject *kobj,
 				struct kobj_attribute *attr, const char *buf,
 				size_t count)
 {
-	return ivr_store_sys_enable(NULL, buf, count);
+	return ivr_store_enable(NULL, NULL, buf, count);
 }
 
 static struct kobj_attribute ivr_all_enable =
