@@ -2,7 +2,8 @@
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
  * ivring.ko: guest kernel trace events into an ivshmem device's shared
- * memory, for a host reader.  Module init and exit, and the parameters.
+ * memory, for a host reader.  Module init and exit: the order in which
+ * the layers below (kmod/LAYERS) start and stop.
  *
  * Loading with no ivshmem device succeeds: sysfs is there and events can be
  * enabled; they are written once a device is bound (hotplug, or a later
