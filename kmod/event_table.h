@@ -5,7 +5,8 @@
  * several times, each time with other definitions of the macros below, to
  * generate the payload struct, the probe, the format text and the runtime
  * descriptor of each event, as the kernel's TRACE_EVENT() does.  No include
- * guard, on purpose.
+ * guard, on purpose; at its end it undefines the five macros, so that each
+ * pass defines all five afresh.
  *
  * IVR_CLASS(class, IVR_PROTO(...), IVR_ARGS(...), IVR_FIELDS(...), print)
  *	A payload layout and its probe.  IVR_PROTO and IVR_ARGS are the
@@ -939,3 +940,8 @@ IVR_EVENT(power, cpu_frequency, cpu)
 #undef IVR_TASK_REPORT_MAX
 #undef IVR_TASK_FLAG
 #undef IVR_PRINTK
+#undef ivr_field
+#undef ivr_array
+#undef ivr_string
+#undef IVR_CLASS
+#undef IVR_EVENT

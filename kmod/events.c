@@ -3,8 +3,9 @@
 /*
  * Generates, from the one declaration per event in event_table.h, the
  * payload struct, the probe, the format text and the runtime descriptor of
- * every event.  Each stage below redefines the table's macros and includes
- * the table again, as the kernel's TRACE_EVENT() machinery does.
+ * every event.  Each stage below defines the table's five macros and
+ * includes the table again (which undefines them at its end), as the
+ * kernel's TRACE_EVENT() machinery does.
  */
 #include <linux/binfmts.h>
 #include <linux/blkdev.h>
@@ -48,7 +49,7 @@
 #include <trace/events/timer.h>
 #include <trace/events/workqueue.h>
 
-#include "ivring.h"
+#include "lanes.h"
 #include "probe.h"
 
 #define IVR_PASS(...)	__VA_ARGS__
@@ -132,11 +133,6 @@ static __always_inline unsigned int ivr_mm_id(const struct mm_struct *mm)
 	};
 #define IVR_EVENT(sys, event, class)
 #include "event_table.h"
-#undef ivr_field
-#undef ivr_array
-#undef ivr_string
-#undef IVR_CLASS
-#undef IVR_EVENT
 
 /* --- stage 2: the sizes of the strings that follow the payload ----------- */
 
@@ -149,9 +145,9 @@ static __always_inline unsigned int ivr_mm_id(const struct mm_struct *mm)
 	};
 #define IVR_EVENT(sys, event, class)
 #include "event_table.h"
-#undef ivr_string
-#undef IVR_CLASS
 
+#define ivr_field(type, name, expr)
+#define ivr_array(type, name, len, src)
 #define ivr_string(name, src) \
 	dyn->name = ivr_str_size(src); \
 	size += dyn->name;
@@ -163,12 +159,8 @@ static __always_inline unsigned int ivr_mm_id(const struct mm_struct *mm)
 		fields \
 		return size; \
 	}
+#define IVR_EVENT(sys, event, class)
 #include "event_table.h"
-#undef ivr_field
-#undef ivr_array
-#undef ivr_string
-#undef IVR_CLASS
-#undef IVR_EVENT
 
 /* --- stage 3: the probes ------------------------------------------------- */
 
@@ -203,11 +195,6 @@ static __always_inline unsigned int ivr_mm_id(const struct mm_struct *mm)
 	}
 #define IVR_EVENT(sys, event, class)
 #include "event_table.h"
-#undef ivr_field
-#undef ivr_array
-#undef ivr_string
-#undef IVR_CLASS
-#undef IVR_EVENT
 
 /* --- stage 4: the field lines and print fmt of each class's format ------- */
 
@@ -240,11 +227,6 @@ static __always_inline unsigned int ivr_mm_id(const struct mm_struct *mm)
 	static const char ivr_print_##class[] = print;
 #define IVR_EVENT(sys, event, class)
 #include "event_table.h"
-#undef ivr_field
-#undef ivr_array
-#undef ivr_string
-#undef IVR_CLASS
-#undef IVR_EVENT
 
 /* --- stage 5: the runtime descriptors ------------------------------------ */
 
@@ -260,8 +242,6 @@ static __always_inline unsigned int ivr_mm_id(const struct mm_struct *mm)
 struct ivr_event ivr_events[] = {
 #include "event_table.h"
 };
-#undef IVR_CLASS
-#undef IVR_EVENT
 
 const unsigned int ivr_nr_events = ARRAY_SIZE(ivr_events);
 
@@ -279,8 +259,6 @@ const unsigned int ivr_nr_events = ARRAY_SIZE(ivr_events);
 	static_assert(sizeof(register_trace_##event(ivr_probe_##class, \
 						    NULL)) == sizeof(int));
 #include "event_table.h"
-#undef IVR_CLASS
-#undef IVR_EVENT
 
 /* ------------------------------------------------------------------------- */
 

@@ -60,7 +60,6 @@
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 
 #include "generic.h"
@@ -73,24 +72,26 @@ static unsigned int ivr_generic_next_id;
 /* Bytes of the kernel's available_events that ivring reads at most. */
 #define IVR_AVAILABLE_MAX	(4U << 20)
 
-struct ivr_event *ivr_event_next(struct ivr_event *ev)
+/**
+ * ivr_generic_next() - the listed generic events that have no native probe
+ * @ev:		one of them, or NULL for the first
+ *
+ * Context: with ivr_mutex held.
+ * Return: the event added after @ev, or NULL.
+ */
+struct ivr_event *ivr_generic_next(struct ivr_event *ev)
 {
 	struct ivr_generic *g;
-	unsigned int i = 0;
 
 	lockdep_assert_held(&ivr_mutex);
-	if (ev && !ev->probe) {
-		g = container_of(ev, struct ivr_generic, ev);
-		return list_is_last(&g->node, &ivr_generics) ? NULL :
-			&list_next_entry(g, node)->ev;
+	if (!ev) {
+		g = list_first_entry_or_null(&ivr_generics, struct ivr_generic,
+					     node);
+		return g ? &g->ev : NULL;
 	}
-	if (ev)
-		i = ev - ivr_events + 1;
-	for (; i < ivr_nr_events; i++)
-		if (ivr_events[i].tp)
-			return &ivr_events[i];
-	g = list_first_entry_or_null(&ivr_generics, struct ivr_generic, node);
-	return g ? &g->ev : NULL;
+	g = container_of(ev, struct ivr_generic, ev);
+	return list_is_last(&g->node, &ivr_generics) ? NULL :
+		&list_next_entry(g, node)->ev;
 }
 
 /* --- the hot path -------------------------------------------------------- */
@@ -214,9 +215,18 @@ static void ivr_generic_enable(struct ivr_generic *g)
 			perf_event_enable(g->pev[cpu]);
 }
 
-/* The format goes in before the first record that needs it. */
-static int ivr_generic_store_format(struct ivr_generic *g,
-				    struct ivr_instance *inst)
+/**
+ * ivr_generic_store_format() - put @g's format in @inst's segment
+ * @g:		a generic event
+ * @inst:	the published instance, one being formatted, or NULL
+ *
+ * The format goes in before the first record that needs it, and once per
+ * segment generation.
+ *
+ * Context: with ivr_mutex held.
+ * Return: 0 or ivw_add_format()'s error.
+ */
+int ivr_generic_store_format(struct ivr_generic *g, struct ivr_instance *inst)
 {
 	int ret;
 
@@ -247,7 +257,7 @@ static int ivr_generic_refresh(struct ivr_generic *g);
  * under the same name (6.12 hands a freed id out again).  Once the
  * counters exist they hold the event, so a second look then is final.
  *
- * Context: process, with ivr_mutex held (attach.c's ivr_event_set()).
+ * Context: process, with ivr_mutex held (registry.c's ivr_event_set()).
  * Return: 0 or -errno; the event's state is unchanged on failure.
  */
 int ivr_generic_set(struct ivr_event *ev, bool on)
@@ -273,9 +283,7 @@ int ivr_generic_set(struct ivr_event *ev, bool on)
 		ret = -EAGAIN;
 	}
 	if (!ret)
-		ret = ivr_generic_store_format(g,
-			rcu_dereference_protected(ivr_inst,
-						  lockdep_is_held(&ivr_mutex)));
+		ret = ivr_generic_store_format(g, ivr_instance_locked());
 	if (ret) {
 		ivr_generic_detach(g);
 		return ret;
@@ -298,32 +306,41 @@ int ivr_generic_set(struct ivr_event *ev, bool on)
 static cpumask_t ivr_cpus_back;
 static int ivr_cpuhp_state = -1;
 
+/* @cpu is back online: new counters for @g if it is enabled in this lane. */
+static void ivr_generic_cpu_back(struct ivr_generic *g, unsigned int cpu)
+{
+	struct ivr_event *ev = g->owner;
+	int ret;
+
+	if (!ev->lane_generic || !ev->enabled)
+		return;
+	if (g->pev[cpu])
+		perf_event_release_kernel(g->pev[cpu]);
+	g->pev[cpu] = NULL;
+	ret = ivr_generic_attach_cpu(g, cpu);
+	if (ret)
+		pr_err("cannot attach %s:%s on CPU %u, back online: %d; it is not traced there until enabled again\n",
+		       ev->sys, ev->name, cpu, ret);
+	else
+		perf_event_enable(g->pev[cpu]);
+}
+
 static void ivr_generic_hotplug_work(struct work_struct *work)
 {
-	struct ivr_event *ev;
-	unsigned int cpu;
-	int ret;
+	struct ivr_generic *g;
+	unsigned int cpu, i;
 
 	mutex_lock(&ivr_mutex);
 	for_each_cpu(cpu, &ivr_cpus_back) {
 		cpumask_clear_cpu(cpu, &ivr_cpus_back);
 		if (!cpu_online(cpu))
 			continue;
-		ivr_for_each_event(ev) {
-			struct ivr_generic *g = ev->gen;
-
-			if (!ev->lane_generic || !ev->enabled)
-				continue;
-			if (g->pev[cpu])
-				perf_event_release_kernel(g->pev[cpu]);
-			g->pev[cpu] = NULL;
-			ret = ivr_generic_attach_cpu(g, cpu);
-			if (ret)
-				pr_err("cannot attach %s:%s on CPU %u, back online: %d; it is not traced there until enabled again\n",
-				       ev->sys, ev->name, cpu, ret);
-			else
-				perf_event_enable(g->pev[cpu]);
-		}
+		/* In the order events are listed: the native ones' twins first. */
+		for (i = 0; i < ivr_nr_events; i++)
+			if (ivr_events[i].gen)
+				ivr_generic_cpu_back(ivr_events[i].gen, cpu);
+		list_for_each_entry(g, &ivr_generics, node)
+			ivr_generic_cpu_back(g, cpu);
 	}
 	mutex_unlock(&ivr_mutex);
 }
@@ -334,28 +351,6 @@ static int ivr_generic_cpu_online(unsigned int cpu)
 {
 	cpumask_set_cpu(cpu, &ivr_cpus_back);
 	schedule_work(&ivr_hotplug_work);
-	return 0;
-}
-
-/**
- * ivr_generic_add_formats() - the formats of the enabled generic events
- * @inst:	an instance being formatted, not yet published
- *
- * Context: with ivr_mutex held.
- * Return: 0 or ivw_add_format()'s error.
- */
-int ivr_generic_add_formats(struct ivr_instance *inst)
-{
-	struct ivr_event *ev;
-	int ret;
-
-	ivr_for_each_event(ev) {
-		if (!ev->lane_generic || !ev->enabled)
-			continue;
-		ret = ivr_generic_store_format(ev->gen, inst);
-		if (ret)
-			return ret;
-	}
 	return 0;
 }
 
@@ -532,18 +527,25 @@ static struct ivr_event *ivr_native_find(const char *sys, const char *name)
 	return NULL;
 }
 
-static bool ivr_listed(const char *sys, const char *name)
+/* A listed generic event of that name, one with no native probe. */
+static bool ivr_generic_find(const char *sys, const char *name)
 {
-	struct ivr_event *ev;
+	struct ivr_generic *g;
 
-	ivr_for_each_event(ev)
-		if (!strcmp(ev->sys, sys) && !strcmp(ev->name, name))
+	list_for_each_entry(g, &ivr_generics, node)
+		if (!strcmp(g->ev.sys, sys) && !strcmp(g->ev.name, name))
 			return true;
 	return false;
 }
 
-/* Add sys:name, an event with no native probe, to the listed events. */
-static int ivr_generic_add(const char *sys, const char *name)
+/*
+ * Add sys:name, an event with no native probe, to the listed events, and
+ * tell @added, the caller's (control makes its sysfs directory).  When
+ * @added fails the event is not listed, but its id stays used: a segment
+ * may hold its format.
+ */
+static int ivr_generic_add(const char *sys, const char *name,
+			   int (*added)(struct ivr_event *ev))
 {
 	struct ivr_generic *g;
 	int ret;
@@ -552,11 +554,8 @@ static int ivr_generic_add(const char *sys, const char *name)
 	if (IS_ERR(g))
 		return PTR_ERR(g);
 	list_add_tail(&g->node, &ivr_generics);
-	ret = ivr_sysfs_add_event(&g->ev);
+	ret = added(&g->ev);
 	if (ret) {
-		pr_err("cannot add %s:%s to /sys/kernel/" IVR_NAME "/events: %d\n",
-		       sys, name, ret);
-		/* Its id stays used: a segment may hold its format. */
 		list_del(&g->node);
 		ivr_generic_free(g);
 	}
@@ -591,6 +590,7 @@ struct ivr_match_arg {
 	const char *sys;	/* NULL: a bare word, a system or an event */
 	const char *name;	/* "" or "*": every event of sys */
 	bool whole_sys;		/* a system's every event may be added */
+	int (*added_fn)(struct ivr_event *ev);	/* told of each one added */
 	int added;
 	int err;		/* the first failure */
 };
@@ -608,10 +608,10 @@ static int ivr_match_one(char *sys, char *name, void *arg)
 	else
 		match = !strcmp(m->name, name) ||
 			(m->whole_sys && !strcmp(m->name, sys));
-	if (!match || ivr_native_find(sys, name) || ivr_listed(sys, name))
+	if (!match || ivr_native_find(sys, name) || ivr_generic_find(sys, name))
 		return 0;
 	/* One event that cannot be added does not stop the others. */
-	ret = ivr_generic_add(sys, name);
+	ret = ivr_generic_add(sys, name, m->added_fn);
 	if (!ret)
 		m->added++;
 	else if (!m->err)
@@ -634,6 +634,9 @@ static bool ivr_native_sys(const char *sys)
  * @sys:	the word's system, or NULL for a bare word (a system or an
  *		event name, as tracefs reads it)
  * @name:	the event; "" or "*" with @sys for all of the system's
+ * @added:	called with each event added, to make what the caller keeps
+ *		for a listed event (set_event: its sysfs directory); an
+ *		error from it unlists the event again
  *
  * set_event's words match the listed events; an enabling word comes here
  * first, to list the kernel's events it names that are not listed yet.
@@ -647,9 +650,12 @@ static bool ivr_native_sys(const char *sys)
  * Context: with ivr_mutex held.
  * Return: how many events were added, or the first error when none was.
  */
-int ivr_generic_add_matching(const char *sys, const char *name)
+int ivr_generic_add_matching(const char *sys, const char *name,
+			     int (*added)(struct ivr_event *ev))
 {
-	struct ivr_match_arg m = { .sys = sys, .name = name };
+	struct ivr_match_arg m = {
+		.sys = sys, .name = name, .added_fn = added,
+	};
 	bool wild = !*name || !strcmp(name, "*");
 	size_t len;
 	char *list;
@@ -675,52 +681,25 @@ int ivr_generic_add_matching(const char *sys, const char *name)
 }
 
 /**
- * ivr_generic_set_lane() - carry a native event in the generic lane, or not
- * @ev:		a listed event
- * @generic:	true for the generic lane
+ * ivr_generic_twin() - give native event @ev its twin in the generic lane
+ * @ev:		a listed native event without one (@ev->gen NULL)
  *
- * An enabled event is detached from one lane and attached to the other;
- * the hits in between are not traced.  A generic event with no native
- * probe has one lane only.
+ * The twin has an id of its own, since its layout is the kernel's, and
+ * stays until the module goes.
  *
  * Context: with ivr_mutex held.
- * Return: 0 or -errno (the event stays as it was).
+ * Return: 0 or -errno.
  */
-int ivr_generic_set_lane(struct ivr_event *ev, bool generic)
+int ivr_generic_twin(struct ivr_event *ev)
 {
-	bool on = ev->enabled;
 	struct ivr_generic *g;
-	int ret;
 
 	lockdep_assert_held(&ivr_mutex);
-	if (!ev->probe)
-		return generic ? 0 : -EINVAL;
-	if (ev->lane_generic == generic)
-		return 0;
-	if (generic && !ev->gen) {
-		g = ivr_generic_create(ev->sys, ev->name, ev);
-		if (IS_ERR(g))
-			return PTR_ERR(g);
-		ev->gen = g;
-	}
-	if (on) {
-		ret = ivr_event_set(ev, false);
-		if (ret)
-			return ret;
-		/* No hit in flight in the old lane while the new one starts. */
-		tracepoint_synchronize_unregister();
-	}
-	ev->lane_generic = generic;
-	if (!on)
-		return 0;
-	ret = ivr_event_set(ev, true);
-	if (ret) {
-		ev->lane_generic = !generic;
-		if (ivr_event_set(ev, true))
-			pr_err("%s:%s is disabled: neither lane could attach it\n",
-			       ev->sys, ev->name);
-	}
-	return ret;
+	g = ivr_generic_create(ev->sys, ev->name, ev);
+	if (IS_ERR(g))
+		return PTR_ERR(g);
+	ev->gen = g;
+	return 0;
 }
 
 /* --- available_events ---------------------------------------------------- */

@@ -9,7 +9,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
-#include "ivring.h"
+#include "lanes.h"
 
 struct perf_event;
 struct ivr_instance;
@@ -45,10 +45,12 @@ struct ivr_generic {
 void ivr_generic_init(void);
 void ivr_generic_stop(void);
 void ivr_generic_exit(void);
+struct ivr_event *ivr_generic_next(struct ivr_event *ev);
 int ivr_generic_set(struct ivr_event *ev, bool on);
-int ivr_generic_set_lane(struct ivr_event *ev, bool generic);
-int ivr_generic_add_matching(const char *sys, const char *name);
-int ivr_generic_add_formats(struct ivr_instance *inst);
+int ivr_generic_twin(struct ivr_event *ev);
+int ivr_generic_store_format(struct ivr_generic *g, struct ivr_instance *inst);
+int ivr_generic_add_matching(const char *sys, const char *name,
+			     int (*added)(struct ivr_event *ev));
 char *ivr_generic_available(size_t *lenp);
 
 /* tracefs.c */

@@ -2,7 +2,8 @@
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
  * ivring.ko: guest kernel trace events into an ivshmem device's shared
- * memory, for a host reader.  Module init and exit, and the parameters.
+ * memory, for a host reader.  Module init and exit: the order in which
+ * the layers below (kmod/LAYERS) start and stop.
  *
  * Loading with no ivshmem device succeeds: sysfs is there and events can be
  * enabled; they are written once a device is bound (hotplug, or a later
@@ -12,69 +13,15 @@
 
 #include <linux/init.h>
 #include <linux/kernel.h>
-#include <linux/log2.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
-#include <linux/string.h>
 
+#include "control.h"
+#include "driver.h"
 #include "generic.h"
-#include "ivring.h"
+#include "lanes.h"
+#include "registry.h"
+#include "segment.h"
 #include "testing.h"
-
-/* Serialises device probe/remove, enabling and every sysfs write. */
-DEFINE_MUTEX(ivr_mutex);
-struct ivr_instance __rcu *ivr_inst;
-/* On by default, as tracefs's tracing_on: enabling an event is enough. */
-bool ivr_tracing_on = true;
-
-unsigned int ivr_subbuf_size = 4096;
-module_param_named(subbuf_size, ivr_subbuf_size, uint, 0444);
-MODULE_PARM_DESC(subbuf_size,
-		 "bytes of one sub-buffer (ftrace page), a power of two in [256, 65536]; default 4096");
-
-unsigned int ivr_mode = IVRING_MODE_DISCARD;
-
-static const char * const ivr_mode_names[] = {
-	[IVRING_MODE_DISCARD] = "discard",
-	[IVRING_MODE_OVERWRITE] = "overwrite",
-};
-
-/* IVRING_MODE_* from its name (a trailing newline is fine), or -EINVAL. */
-int ivr_mode_parse(const char *val)
-{
-	return sysfs_match_string(ivr_mode_names, val);
-}
-
-const char *ivr_mode_name(unsigned int mode)
-{
-	return mode < ARRAY_SIZE(ivr_mode_names) ? ivr_mode_names[mode] : "?";
-}
-
-static int ivr_mode_param_set(const char *val, const struct kernel_param *kp)
-{
-	int i = ivr_mode_parse(val);
-
-	if (i < 0) {
-		pr_err("mode=%s: expected discard or overwrite\n",
-		       val);
-		return -EINVAL;
-	}
-	*(unsigned int *)kp->arg = i;
-	return 0;
-}
-
-static int ivr_mode_param_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", ivr_mode_name(*(unsigned int *)kp->arg));
-}
-
-static const struct kernel_param_ops ivr_mode_param_ops = {
-	.set = ivr_mode_param_set,
-	.get = ivr_mode_param_get,
-};
-module_param_cb(mode, &ivr_mode_param_ops, &ivr_mode, 0444);
-MODULE_PARM_DESC(mode,
-		 "discard (drop the newest events when the host falls behind, default) or overwrite (flight recorder)");
 
 /*
  * The steps of init, and exit as their exact mirror:
@@ -104,13 +51,9 @@ static int __init ivr_init(void)
 		pr_err("this CPU lacks cmpxchg16b, which the ring writer needs; use a CPU model that has it (e.g. qemu -cpu max)\n");
 		return -ENODEV;
 	}
-	if (ivr_subbuf_size < IVRING_SUBBUF_MIN ||
-	    ivr_subbuf_size > IVRING_SUBBUF_MAX ||
-	    !is_power_of_2(ivr_subbuf_size)) {
-		pr_err("subbuf_size=%u: expected a power of two in [%u, %u]\n",
-		       ivr_subbuf_size, IVRING_SUBBUF_MIN, IVRING_SUBBUF_MAX);
-		return -EINVAL;
-	}
+	ret = ivr_segment_check_params();
+	if (ret)
+		return ret;
 
 	ivr_events_init_ids();
 	ivr_events_lookup();

@@ -12,11 +12,10 @@
  * less when the sub-buffers are smaller; one trailing newline is dropped
  * (echo adds it).  The rest is cut, as ftrace cuts at its TRACE_BUF_SIZE.
  */
-#include <linux/kobject.h>
 #include <linux/minmax.h>
-#include <linux/sysfs.h>
+#include <linux/rcupdate.h>
 
-#include "ivring.h"
+#include "lanes.h"
 #include "probe.h"
 
 #define IVR_MARKER_MAX	1024
@@ -55,9 +54,15 @@ static u32 ivr_marker_room(void)
 	return min_t(u32, room, IVR_MARKER_MAX);
 }
 
-static ssize_t trace_marker_store(struct kobject *kobj,
-				  struct kobj_attribute *attr,
-				  const char *buf, size_t count)
+/**
+ * ivr_marker_write() - one write of trace_marker, one event
+ * @buf:	the text written
+ * @count:	its length
+ *
+ * Return: @count, also when the event was dropped on a full ring, or
+ * -EBADF while there is no ring to write to, as ftrace.
+ */
+ssize_t ivr_marker_write(const char *buf, size_t count)
 {
 	struct ivr_raw_marker *e;
 	struct ivw_writer *w;
@@ -82,5 +87,3 @@ static ssize_t trace_marker_store(struct kobject *kobj,
 	ivr_probe_end(w, cpu);
 	return count;
 }
-
-struct kobj_attribute ivr_trace_marker_attr = __ATTR_WO(trace_marker);

@@ -23,7 +23,7 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
-#include "ivring.h"
+#include "control.h"
 
 struct ivr_cpudir {
 	struct kobject kobj;
@@ -80,7 +80,7 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 	int len = 0;
 
 	mutex_lock(&ivr_mutex);
-	inst = rcu_dereference_protected(ivr_inst, lockdep_is_held(&ivr_mutex));
+	inst = ivr_instance_locked();
 	if (!inst || cpu >= inst->w.nr_cpus) {
 		mutex_unlock(&ivr_mutex);
 		return -ENODEV;

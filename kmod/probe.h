@@ -15,7 +15,8 @@
 #include <linux/string.h>
 #include <linux/trace_events.h>
 
-#include "ivring.h"
+#include "lanes.h"
+#include "testing.h"
 
 /*
  * The PREEMPT_RT patches for 6.1 (their lazy preemption, which defines
@@ -89,12 +90,6 @@ static __always_inline void ivr_fill_common(struct ivr_common *c, u16 id,
 					     preempt_lazy_count(), 0xff);
 #endif
 }
-
-#ifdef IVRING_TEST
-void ivr_test_preempt_point(void);	/* test_preempt.c */
-#else
-static __always_inline void ivr_test_preempt_point(void) { }
-#endif
 
 /*
  * Reserve @len bytes for event @ev on this CPU and fill the common fields.

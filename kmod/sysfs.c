@@ -12,311 +12,23 @@
  *                                 tracing_on is 0, and empties the rings
  *   reset                         write 1: empty the rings (the segment is
  *                                 formatted again, with a new generation)
+ *   trace_marker                  a line written becomes an event (marker.c)
+ *   clock_sync                    the clock poller's counts (clock_sync.c)
  *   per_cpu/cpuN/stats            per_cpu.c
- *   events/enable                 0/1/X for every event
- *   events/<sys>/enable           0/1/X for the system's events
- *   events/<sys>/<event>/enable   0/1
- *   events/<sys>/<event>/format   the format text, as in the segment
- *   events/<sys>/<event>/id       the event's common_type
- *   events/<sys>/<event>/lane     native or generic (generic.c)
- *
- * Only events whose tracepoint this kernel has appear, and the generic
- * events once they were added (set_event.c).
+ *   events/                       sysfs_events.c
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kobject.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
-#include "generic.h"
-#include "ivring.h"
+#include "control.h"
 #include "testing.h"
 
-struct ivr_evdir {
-	struct kobject kobj;
-	struct ivr_event *ev;
-	struct list_head node;		/* ivr_gen_evdirs: a generic event's */
-};
-
-struct ivr_sysdir {
-	struct kobject kobj;
-	char *sys;			/* its own copy: events may go */
-};
-
-static struct kobject *ivr_root, *ivr_events_kobj;
-static struct ivr_evdir **ivr_evdirs;
-static LIST_HEAD(ivr_gen_evdirs);
-/* Grows as generic events of new systems are added; under ivr_mutex. */
-static struct ivr_sysdir **ivr_sysdirs;
-static unsigned int ivr_nr_sysdirs, ivr_sysdirs_cap;
-/*
- * Whether set_event may add directories: from the end of init to the
- * start of exit, which walk the directories without ivr_mutex while
- * set_event exists.  Under ivr_mutex.
- */
-static bool ivr_sysfs_live;
-
-/* sys NULL means every event. */
-static bool ivr_in_sys(const struct ivr_event *ev, const char *sys)
-{
-	return !sys || !strcmp(ev->sys, sys);
-}
-
-/* tracefs's reading of a system's enable: 0, 1, or X when mixed. */
-static ssize_t ivr_show_sys_enable(const char *sys, char *buf)
-{
-	bool any_on = false, any_off = false;
-	struct ivr_event *ev;
-
-	mutex_lock(&ivr_mutex);
-	ivr_for_each_event(ev) {
-		if (!ivr_in_sys(ev, sys))
-			continue;
-		if (ev->enabled)
-			any_on = true;
-		else
-			any_off = true;
-	}
-	mutex_unlock(&ivr_mutex);
-	return sysfs_emit(buf, "%c\n", any_on && any_off ? 'X' :
-			  any_on ? '1' : '0');
-}
-
-static int ivr_parse_enable(const char *buf, bool *on)
-{
-	unsigned int v;
-	int ret = kstrtouint(buf, 10, &v);
-
-	if (ret)
-		return ret;
-	if (v > 1)
-		return -EINVAL;
-	*on = v;
-	return 0;
-}
-
-static ssize_t ivr_store_sys_enable(const char *sys, const char *buf,
-				    size_t count)
-{
-	struct ivr_event *ev;
-	int ret;
-	bool on;
-
-	ret = ivr_parse_enable(buf, &on);
-	if (ret)
-		return ret;
-	mutex_lock(&ivr_mutex);
-	ivr_for_each_event(ev)
-		if (!ret && ivr_in_sys(ev, sys))
-			ret = ivr_event_set(ev, on);
-	mutex_unlock(&ivr_mutex);
-	return ret ? ret : count;
-}
-
-/* --- events/<sys>/<event>/ ---------------------------------------------- */
-
-static struct ivr_event *ivr_kobj_event(struct kobject *kobj)
-{
-	return container_of(kobj, struct ivr_evdir, kobj)->ev;
-}
-
-static ssize_t enable_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%d\n", READ_ONCE(ivr_kobj_event(kobj)->enabled));
-}
-
-static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
-			    const char *buf, size_t count)
-{
-	int ret;
-	bool on;
-
-	ret = ivr_parse_enable(buf, &on);
-	if (ret)
-		return ret;
-	mutex_lock(&ivr_mutex);
-	ret = ivr_event_set(ivr_kobj_event(kobj), on);
-	mutex_unlock(&ivr_mutex);
-	return ret ? ret : count;
-}
-
-/*
- * A binary attribute, since a format text may outgrow the page that a plain
- * one gets: 6.12's kmalloc print fmt alone spells some 4 KiB of GFP flags.
- * The text of an event in a lane never changes, so reads at any offset
- * agree while the lane stays.
- */
-static ssize_t format_read(struct file *file, struct kobject *kobj,
-			   struct bin_attribute *attr, char *buf, loff_t off,
-			   size_t count)
-{
-	struct ivr_event *ev = ivr_kobj_event(kobj);
-	char *text;
-	ssize_t ret;
-	int len;
-
-	text = kmalloc(IVRING_FORMAT_TEXT_MAX, GFP_KERNEL);
-	if (!text)
-		return -ENOMEM;
-	mutex_lock(&ivr_mutex);
-	if (ev->lane_generic) {
-		len = ev->gen->format_len;
-		memcpy(text, ev->gen->format, len);
-	} else {
-		len = ivr_event_format(ev, text, IVRING_FORMAT_TEXT_MAX);
-	}
-	mutex_unlock(&ivr_mutex);
-	if (len < 0)
-		ret = len;
-	else
-		ret = memory_read_from_buffer(buf, count, &off, text, len);
-	kfree(text);
-	return ret;
-}
-
-/* The id of the lane in use: a native event's generic twin has its own. */
-static ssize_t id_show(struct kobject *kobj, struct kobj_attribute *attr,
-		       char *buf)
-{
-	struct ivr_event *ev = ivr_kobj_event(kobj);
-	unsigned int id;
-
-	mutex_lock(&ivr_mutex);
-	id = ev->lane_generic ? ev->gen->ev.id : ev->id;
-	mutex_unlock(&ivr_mutex);
-	return sysfs_emit(buf, "%u\n", id);
-}
-
-static ssize_t lane_show(struct kobject *kobj, struct kobj_attribute *attr,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%s\n",
-			  READ_ONCE(ivr_kobj_event(kobj)->lane_generic) ?
-			  "generic" : "native");
-}
-
-static ssize_t lane_store(struct kobject *kobj, struct kobj_attribute *attr,
-			  const char *buf, size_t count)
-{
-	int ret;
-
-	if (!sysfs_streq(buf, "generic") && !sysfs_streq(buf, "native"))
-		return -EINVAL;
-	mutex_lock(&ivr_mutex);
-	ret = ivr_generic_set_lane(ivr_kobj_event(kobj),
-				   sysfs_streq(buf, "generic"));
-	mutex_unlock(&ivr_mutex);
-	return ret ? ret : count;
-}
-
-static struct kobj_attribute ivr_ev_enable = __ATTR_RW(enable);
-static BIN_ATTR_RO(format, 0);
-static struct kobj_attribute ivr_ev_id = __ATTR_RO(id);
-static struct kobj_attribute ivr_ev_lane = __ATTR_RW(lane);
-
-static struct attribute *ivr_evdir_attrs[] = {
-	&ivr_ev_enable.attr,
-	&ivr_ev_id.attr,
-	&ivr_ev_lane.attr,
-	NULL,
-};
-
-static struct bin_attribute *ivr_evdir_bin_attrs[] = {
-	&bin_attr_format,
-	NULL,
-};
-
-static const struct attribute_group ivr_evdir_group = {
-	.attrs = ivr_evdir_attrs,
-	.bin_attrs = ivr_evdir_bin_attrs,
-};
-__ATTRIBUTE_GROUPS(ivr_evdir);
-
-static void ivr_evdir_release(struct kobject *kobj)
-{
-	kfree(container_of(kobj, struct ivr_evdir, kobj));
-}
-
-static struct kobj_type ivr_evdir_ktype = {
-	.release = ivr_evdir_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = ivr_evdir_groups,
-};
-
-/* --- events/<sys>/ ------------------------------------------------------ */
-
-static const char *ivr_kobj_sys(struct kobject *kobj)
-{
-	return container_of(kobj, struct ivr_sysdir, kobj)->sys;
-}
-
-static ssize_t sys_enable_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	return ivr_show_sys_enable(ivr_kobj_sys(kobj), buf);
-}
-
-static ssize_t sys_enable_store(struct kobject *kobj,
-				struct kobj_attribute *attr, const char *buf,
-				size_t count)
-{
-	return ivr_store_sys_enable(ivr_kobj_sys(kobj), buf, count);
-}
-
-static struct kobj_attribute ivr_sys_enable =
-	__ATTR(enable, 0644, sys_enable_show, sys_enable_store);
-
-static struct attribute *ivr_sysdir_attrs[] = {
-	&ivr_sys_enable.attr,
-	NULL,
-};
-ATTRIBUTE_GROUPS(ivr_sysdir);
-
-static void ivr_sysdir_release(struct kobject *kobj)
-{
-	struct ivr_sysdir *d = container_of(kobj, struct ivr_sysdir, kobj);
-
-	kfree(d->sys);
-	kfree(d);
-}
-
-static struct kobj_type ivr_sysdir_ktype = {
-	.release = ivr_sysdir_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = ivr_sysdir_groups,
-};
-
-/* --- events/ ------------------------------------------------------------ */
-
-static ssize_t all_enable_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	return ivr_show_sys_enable(NULL, buf);
-}
-
-static ssize_t all_enable_store(struct kobject *kobj,
-				struct kobj_attribute *attr, const char *buf,
-				size_t count)
-{
-	return ivr_store_sys_enable(NULL, buf, count);
-}
-
-static struct kobj_attribute ivr_all_enable =
-	__ATTR(enable, 0644, all_enable_show, all_enable_store);
-
-static struct attribute *ivr_events_attrs[] = {
-	&ivr_all_enable.attr,
-	NULL,
-};
-
-static const struct attribute_group ivr_events_group = {
-	.attrs = ivr_events_attrs,
-};
-
-/* --- the top directory -------------------------------------------------- */
+static struct kobject *ivr_root;
 
 static ssize_t tracing_on_show(struct kobject *kobj,
 			       struct kobj_attribute *attr, char *buf)
@@ -337,39 +49,6 @@ static ssize_t tracing_on_store(struct kobject *kobj,
 	/* Probes read it without a lock; one already past it finishes. */
 	WRITE_ONCE(ivr_tracing_on, on);
 	return count;
-}
-
-/**
- * ivr_show_event_list() - the listed events, "sys:event" a line
- * @buf:		sysfs's page
- * @enabled_only:	only the enabled events (set_event), else all of them
- * @file:		the file's name in /sys/kernel/ivring/, for dmesg
- *
- * A show() has one page.  A list that outgrows it fails rather than end at
- * the page's edge as if that were all, since a script that reads it would
- * act on part of the list: 68 native events take under 2K, but generic
- * ones are added at will.
- *
- * Context: with ivr_mutex held.
- * Return: the length, or -EFBIG (with a dmesg line) when it outgrew the page.
- */
-ssize_t ivr_show_event_list(char *buf, bool enabled_only, const char *file)
-{
-	/* sysfs_emit_at() keeps a NUL at the page's end. */
-	size_t len = 0, room = min_t(size_t, PAGE_SIZE, ivr_test_list_room()) - 1;
-	struct ivr_event *ev;
-
-	ivr_for_each_event(ev) {
-		if (enabled_only && !ev->enabled)
-			continue;
-		if (len + strlen(ev->sys) + strlen(ev->name) + 2 > room) {
-			pr_warn_ratelimited("/sys/kernel/" IVR_NAME "/%s: the list outgrew the %zu bytes that sysfs allows; not shown\n",
-					    file, room + 1);
-			return -EFBIG;
-		}
-		len += sysfs_emit_at(buf, len, "%s:%s\n", ev->sys, ev->name);
-	}
-	return len;
 }
 
 /*
@@ -413,37 +92,20 @@ static ssize_t available_events_read(struct file *file, struct kobject *kobj,
 static ssize_t mode_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%s\n", ivr_mode_name(READ_ONCE(ivr_mode)));
+	return sysfs_emit(buf, "%s\n", ivr_mode_name(ivr_segment_mode()));
 }
 
-/*
- * A mode change formats the segment again: the writer's state and the
- * pages' meaning depend on the mode, and a reader must start over.  Only
- * while tracing is off, so that nobody loses events by surprise.
- */
+/* Only while tracing_on is 0; it empties the rings (segment.c). */
 static ssize_t mode_store(struct kobject *kobj, struct kobj_attribute *attr,
 			  const char *buf, size_t count)
 {
 	int mode = ivr_mode_parse(buf);
-	int ret = 0;
+	int ret;
 
 	if (mode < 0)
 		return -EINVAL;
 	mutex_lock(&ivr_mutex);
-	if (READ_ONCE(ivr_tracing_on)) {
-		ret = -EBUSY;
-	} else if (mode != ivr_mode) {
-		unsigned int old = ivr_mode;
-
-		WRITE_ONCE(ivr_mode, mode);
-		ret = ivr_reformat();
-		/* No device yet: the mode applies when one is bound. */
-		if (ret == -ENODEV)
-			ret = 0;
-		/* A failed write changes no setting: reset retries the old. */
-		else if (ret)
-			WRITE_ONCE(ivr_mode, old);
-	}
+	ret = ivr_segment_set_mode(mode);
 	mutex_unlock(&ivr_mutex);
 	return ret ? ret : count;
 }
@@ -458,15 +120,31 @@ static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (ret || !on)
 		return ret ? ret : -EINVAL;
 	mutex_lock(&ivr_mutex);
-	ret = ivr_reformat();
+	ret = ivr_segment_reset();
 	mutex_unlock(&ivr_mutex);
 	return ret ? ret : count;
+}
+
+/* One write is one event of ivring:marker (marker.c). */
+static ssize_t trace_marker_store(struct kobject *kobj,
+				  struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	return ivr_marker_write(buf, count);
+}
+
+static ssize_t clock_sync_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return ivr_sync_show(buf);
 }
 
 static struct kobj_attribute ivr_tracing_on_attr = __ATTR_RW(tracing_on);
 static BIN_ATTR_ADMIN_RO(available_events, 0);
 static struct kobj_attribute ivr_mode_attr = __ATTR_RW(mode);
 static struct kobj_attribute ivr_reset_attr = __ATTR_WO(reset);
+static struct kobj_attribute ivr_trace_marker_attr = __ATTR_WO(trace_marker);
+static struct kobj_attribute ivr_clock_sync_attr = __ATTR_RO(clock_sync);
 
 static struct attribute *ivr_root_attrs[] = {
 	&ivr_tracing_on_attr.attr,
@@ -488,121 +166,9 @@ static const struct attribute_group ivr_root_group = {
 	.bin_attrs = ivr_root_bin_attrs,
 };
 
-static struct ivr_sysdir *ivr_add_sysdir(const char *sys)
-{
-	struct ivr_sysdir *d, **grown;
-	int ret;
-
-	if (ivr_nr_sysdirs == ivr_sysdirs_cap) {
-		grown = krealloc_array(ivr_sysdirs, ivr_sysdirs_cap * 2 + 16,
-				       sizeof(*grown), GFP_KERNEL);
-		if (!grown)
-			return ERR_PTR(-ENOMEM);
-		ivr_sysdirs = grown;
-		ivr_sysdirs_cap = ivr_sysdirs_cap * 2 + 16;
-	}
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
-	if (!d)
-		return ERR_PTR(-ENOMEM);
-	d->sys = kstrdup(sys, GFP_KERNEL);
-	if (!d->sys) {
-		kfree(d);
-		return ERR_PTR(-ENOMEM);
-	}
-	ret = kobject_init_and_add(&d->kobj, &ivr_sysdir_ktype, ivr_events_kobj,
-				   "%s", sys);
-	if (ret) {
-		kobject_put(&d->kobj);
-		return ERR_PTR(ret);
-	}
-	ivr_sysdirs[ivr_nr_sysdirs++] = d;
-	return d;
-}
-
-static struct ivr_evdir *ivr_add_evdir(struct ivr_sysdir *sd,
-				       struct ivr_event *ev)
-{
-	struct ivr_evdir *d;
-	int ret;
-
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
-	if (!d)
-		return ERR_PTR(-ENOMEM);
-	d->ev = ev;
-	INIT_LIST_HEAD(&d->node);
-	ret = kobject_init_and_add(&d->kobj, &ivr_evdir_ktype, &sd->kobj, "%s",
-				   d->ev->name);
-	if (ret) {
-		kobject_put(&d->kobj);
-		return ERR_PTR(ret);
-	}
-	return d;
-}
-
-/**
- * ivr_sysfs_add_event() - the directory of a generic event just added
- * @ev:		the event; its sys and name live as long as the module
- *
- * Context: with ivr_mutex held (set_event.c, through generic.c).
- * Return: 0 or -errno.
- */
-int ivr_sysfs_add_event(struct ivr_event *ev)
-{
-	struct ivr_sysdir *sd = NULL;
-	struct ivr_evdir *d;
-	unsigned int i;
-
-	lockdep_assert_held(&ivr_mutex);
-	if (!ivr_sysfs_live)
-		return -ENODEV;
-	for (i = 0; i < ivr_nr_sysdirs && !sd; i++)
-		if (!strcmp(ivr_sysdirs[i]->sys, ev->sys))
-			sd = ivr_sysdirs[i];
-	if (!sd)
-		sd = ivr_add_sysdir(ev->sys);
-	if (IS_ERR(sd))
-		return PTR_ERR(sd);
-	d = ivr_add_evdir(sd, ev);
-	if (IS_ERR(d))
-		return PTR_ERR(d);
-	list_add_tail(&d->node, &ivr_gen_evdirs);
-	return 0;
-}
-
-/* One directory per system, in table order; the table groups by system. */
-static int ivr_add_event_dirs(void)
-{
-	struct ivr_sysdir *sd = NULL;
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < ivr_nr_events; i++) {
-		const struct ivr_event *ev = &ivr_events[i];
-
-		if (!ev->tp)
-			continue;
-		if (!sd || strcmp(sd->sys, ev->sys)) {
-			sd = ivr_add_sysdir(ev->sys);
-			if (IS_ERR(sd))
-				return PTR_ERR(sd);
-		}
-		ivr_evdirs[i] = ivr_add_evdir(sd, &ivr_events[i]);
-		if (IS_ERR(ivr_evdirs[i])) {
-			ret = PTR_ERR(ivr_evdirs[i]);
-			ivr_evdirs[i] = NULL;
-			return ret;
-		}
-	}
-	return 0;
-}
-
 int ivr_sysfs_init(void)
 {
 	int ret = -ENOMEM;
-
-	ivr_evdirs = kcalloc(ivr_nr_events, sizeof(*ivr_evdirs), GFP_KERNEL);
-	if (!ivr_evdirs)
-		goto err;
 
 	ivr_root = kobject_create_and_add(IVR_NAME, kernel_kobj);
 	if (!ivr_root)
@@ -610,29 +176,15 @@ int ivr_sysfs_init(void)
 	ret = sysfs_create_group(ivr_root, &ivr_root_group);
 	if (!ret)
 		ret = ivr_test_fail_init("sysfs");
-	if (ret)
-		goto err;
-	ivr_events_kobj = kobject_create_and_add("events", ivr_root);
-	if (!ivr_events_kobj) {
-		ret = -ENOMEM;
-		goto err;
-	}
-	ret = sysfs_create_group(ivr_events_kobj, &ivr_events_group);
-	if (ret)
-		goto err;
-	ret = ivr_add_event_dirs();
 	if (!ret)
-		ret = ivr_test_fail_init("events");
-	if (ret)
-		goto err;
-	ret = ivr_per_cpu_init(ivr_root);
+		ret = ivr_sysfs_events_init(ivr_root);
+	if (!ret)
+		ret = ivr_per_cpu_init(ivr_root);
 	if (!ret)
 		ret = ivr_test_fail_init("per_cpu");
 	if (ret)
 		goto err;
-	mutex_lock(&ivr_mutex);
-	ivr_sysfs_live = true;
-	mutex_unlock(&ivr_mutex);
+	ivr_sysfs_events_live(true);
 	return 0;
 
 err:
@@ -644,33 +196,11 @@ err:
 /* Children first; removal waits for readers and writers in progress. */
 void ivr_sysfs_exit(void)
 {
-	struct ivr_evdir *d, *tmp;
-	unsigned int i;
-
-	mutex_lock(&ivr_mutex);
-	ivr_sysfs_live = false;
-	mutex_unlock(&ivr_mutex);
+	ivr_sysfs_events_live(false);
 	ivr_per_cpu_exit();
-	list_for_each_entry_safe(d, tmp, &ivr_gen_evdirs, node) {
-		list_del(&d->node);
-		kobject_put(&d->kobj);
-	}
-	if (ivr_evdirs)
-		for (i = 0; i < ivr_nr_events; i++)
-			if (ivr_evdirs[i])
-				kobject_put(&ivr_evdirs[i]->kobj);
-	for (i = 0; i < ivr_nr_sysdirs; i++)
-		kobject_put(&ivr_sysdirs[i]->kobj);
-	ivr_nr_sysdirs = 0;
-	ivr_sysdirs_cap = 0;
-	kobject_put(ivr_events_kobj);
+	ivr_sysfs_events_exit();
 	kobject_put(ivr_root);
-	ivr_events_kobj = NULL;
 	ivr_root = NULL;
-	kfree(ivr_evdirs);
-	kfree(ivr_sysdirs);
 	kvfree(ivr_avail_text);
 	ivr_avail_text = NULL;
-	ivr_evdirs = NULL;
-	ivr_sysdirs = NULL;
 }

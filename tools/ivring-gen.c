@@ -351,27 +351,18 @@ static u64 guest_clock(void)
 }
 
 /*
- * --answer-clock: ivring.ko's poller (kmod/clock_sync.c) in a thread: a
- * look every millisecond; after an answer, spinning 1 ms for the next
- * request, 200 us after each later one, until the host ends the burst.
+ * --answer-clock: ivring.ko's poller (kmod/clock_sync.c) in a thread, with
+ * its policy, ivw_sync_poll(): a look every millisecond, and after an
+ * answer the burst's spin.
  */
 static void *clock_thread(void *arg)
 {
 	const struct timespec ms = { 0, 1000000 };
-	u64 tail;
-	int ret;
+	struct ivw_sync_poller poller = { 0 };
 
 	(void)arg;
 	while (!stop_requested) {
-		if (ivw_sync_answer(&writer) == IVW_SYNC_ANSWERED) {
-			for (tail = now_ns() + 1000000; now_ns() < tail;) {
-				ret = ivw_sync_answer(&writer);
-				if (ret == IVW_SYNC_ENDED)
-					break;
-				if (ret == IVW_SYNC_ANSWERED)
-					tail = now_ns() + 200000;
-			}
-		}
+		ivw_sync_poll(&poller, &writer);
 		nanosleep(&ms, NULL);
 	}
 	return NULL;

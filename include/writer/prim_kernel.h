@@ -12,6 +12,7 @@
 #include <linux/errno.h>
 #include <linux/ktime.h>
 #include <linux/mmdebug.h>	/* VM_BUG_ON in cmpxchg_double_local */
+#include <linux/processor.h>	/* cpu_relax */
 #include <linux/sched.h>	/* cond_resched */
 #include <linux/version.h>
 #include <linux/string.h>
@@ -85,6 +86,12 @@ static inline u64 ivw_clock_mono(void)
 static inline void ivw_cond_resched(void)
 {
 	cond_resched();
+}
+
+/* A poller's spin for the host's next clock request (ring_sync.c). */
+static inline void ivw_cpu_relax(void)
+{
+	cpu_relax();
 }
 
 /* A bounded copy that NUL-pads the rest, for fixed-size ABI fields. */

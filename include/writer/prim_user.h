@@ -107,6 +107,16 @@ static inline void ivw_cond_resched(void)
 {
 }
 
+/* The kernel's cpu_relax(): PAUSE, which spin-wait loops should use. */
+static inline void ivw_cpu_relax(void)
+{
+#if defined(__x86_64__)
+	__builtin_ia32_pause();
+#else
+	barrier();
+#endif
+}
+
 /* strscpy_pad(): copy at most @size - 1 bytes, NUL-fill up to @size. */
 static inline void ivw_strscpy_pad(char *dst, const char *src, size_t size)
 {

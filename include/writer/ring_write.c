@@ -443,30 +443,3 @@ int ivw_write(struct ivw_writer *w, unsigned int cpu,
 	ivw_commit(w, cpu);
 	return 0;
 }
-
-/**
- * ivw_sync_answer() - answer the host's clock request, if there is one
- * @w:		formatted writer
- *
- * The caller serialises calls on @w (one poller).  sync_seq is loaded only
- * to compare it with 0 and with the last one answered: whatever the host
- * stores there costs at most one answer per call.
- *
- * Return: IVW_SYNC_ANSWERED if a new request was answered, IVW_SYNC_ENDED
- * if the host ended its burst (sync_seq 0), IVW_SYNC_NONE otherwise.
- */
-int ivw_sync_answer(struct ivw_writer *w)
-{
-	u64 seq = virt_load_acquire(&w->host->sync_seq);
-
-	if (!seq)
-		return IVW_SYNC_ENDED;
-	if (seq == w->sync_last)
-		return IVW_SYNC_NONE;
-	WRITE_ONCE(w->hdr->sync.guest_ns, ivw_clock(w));
-	WRITE_ONCE(w->hdr->sync.answers, ++w->sync_answers);
-	/* The clock reading before the seq that says it answers. */
-	virt_store_release(&w->hdr->sync.seq, seq);
-	w->sync_last = seq;
-	return IVW_SYNC_ANSWERED;
-}

@@ -152,8 +152,27 @@ void *ivw_reserve(struct ivw_writer *w, unsigned int cpu, u32 len);
 void ivw_commit(struct ivw_writer *w, unsigned int cpu);
 int ivw_write(struct ivw_writer *w, unsigned int cpu,
 		 const void *payload, u32 len);
+
+/* Clock answers (ring_sync.c), and the policy of a poller's bursts. */
 enum { IVW_SYNC_NONE, IVW_SYNC_ANSWERED, IVW_SYNC_ENDED };
 int ivw_sync_answer(struct ivw_writer *w);
+
+#define IVW_SYNC_FIRST_NS	1000000ULL	/* 1 ms for the first answer */
+#define IVW_SYNC_TAIL_NS	200000ULL	/* 200 us after each later one */
+#define IVW_SYNC_BURST_NS	2000000ULL	/* a burst spins 2 ms at most */
+#define IVW_SYNC_GAP_NS		200000000ULL	/* 200 ms between bursts */
+
+/* What a poller did, and when it may spin again; its caller's alone. */
+struct ivw_sync_poller {
+	u64 polls;
+	u64 answers;
+	u64 bursts;
+	u64 busy_ns;		/* in ivw_sync_poll(), spinning included */
+	u64 next_burst;		/* no burst before this time */
+	u64 last_answer;	/* when it last answered; 0: never */
+};
+
+int ivw_sync_poll(struct ivw_sync_poller *p, struct ivw_writer *w);
 
 static inline u64 ivw_clock(const struct ivw_writer *w)
 {

@@ -11,7 +11,7 @@
  *    batch is timed, so both pay their page-reuse path alike.
  * The ivring segment is vzalloc()ed: like ivring.ko's memremap() of BAR2 it
  * is a vmalloc-area mapping of 4 KiB pages, and it is formatted by the
- * shared writer exactly as kmod/pci.c formats BAR2.
+ * shared writer exactly as kmod/segment.c formats BAR2.
  */
 #include <linux/align.h>
 #include <linux/cpumask.h>
@@ -27,7 +27,7 @@
 
 #define KB_SUBBUF	4096
 
-/* As kmod/pci.c: cmpxchg16b needs 16-byte alignment, kvcalloc() may not. */
+/* As kmod/segment.c: cmpxchg16b needs 16-byte alignment, kvcalloc() may not. */
 static struct ivw_cpu *kb_alloc_cpus(u32 nr_cpus, void **mem)
 {
 	size_t align = __alignof__(struct ivw_cpu);

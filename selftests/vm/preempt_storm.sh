@@ -5,7 +5,7 @@
 # A probe that may be preempted cannot corrupt a sub-ring.  From 6.14,
 # syscall tracepoints call their probes with preemption enabled; the probe
 # path then disables it itself (kmod/probe.h).  The test build's
-# preempt_storm (kmod/test_preempt.c) calls the module's sys_enter probe
+# preempt_storm (kmod/test_storm.c) calls the module's sys_enter probe
 # from two kernel threads per CPU with preemption enabled, and moves a
 # thread to another CPU whenever it is still preemptible between reserving
 # a record and filling it: without the guard, records of one CPU's sub-ring
