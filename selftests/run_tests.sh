@@ -229,9 +229,9 @@ check_exports() {
 # Each folder keeps the layers of its LAYERS file: includes and calls go
 # only downward, with no circle of files (check_layers.sh).
 check_layers() {
-	local folder=$1 objs=$2 name=layers/${1//\//-} log
+	local folder=$1 objs=$2 name=${3:-layers/${1//\//-}} log
 
-	log=$logs/layers/${1//\//-}.log
+	log=$logs/${name}.log
 	mkdir -p "$logs/layers"
 	if "$here/check_layers.sh" "$folder" "$objs" >"$log" 2>&1; then
 		report "$name" pass "$log"
@@ -251,6 +251,9 @@ selected layers/lib && check_layers lib "$build/plain/lib"
 selected layers/include-writer && check_layers include/writer "$build/plain/include/writer"
 selected layers/tools && check_layers tools "$build/plain/tools"
 selected layers/kmod && check_layers kmod "$build/module/kmod"
+# The test build's hooks (IVRING_TEST) call more: held to the same layers.
+selected layers/kmod-test &&
+	check_layers kmod "$build/module-test/kmod" layers/kmod-test
 
 for src in "$here"/test_*.c; do
 	[ -e "$src" ] || continue
