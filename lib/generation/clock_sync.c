@@ -45,8 +45,13 @@
 #define IVR_SYNC_NAP_NS		50000ULL
 /* Samples this far apart at least give the drift. */
 #define IVR_SYNC_SPAN_NS	1000000000ULL
-/* The drift's uncertainty, per 10^9, before two samples measure it. */
-#define IVR_SYNC_DRIFT_PPB	50000
+/*
+ * The drift's uncertainty, per 10^9, before two samples measure it: as
+ * much as a kernel lets NTP slew a clock (MAXFREQ, 500 ppm), since both
+ * clocks may be slewed, and a free-running oscillator drifts less.  50 ppm
+ * was too few: a guest 100 ppm fast was off by twice its bound.
+ */
+#define IVR_SYNC_DRIFT_PPB	500000
 #define IVR_SYNC_SAMPLES_MAX	65536
 /*
  * A burst whose best round trip is this much worse than the best one seen
