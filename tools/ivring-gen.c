@@ -34,6 +34,7 @@
 
 #include "ring_writer.h"
 #include "tool_msg.h"
+#include "tool_time.h"
 #include "synth_events.h"
 
 #define PROG			"ivring-gen"
@@ -339,11 +340,6 @@ static void parse_args(int argc, char **argv)
 		opt.rate = 1000;
 }
 
-static u64 now_ns(void)
-{
-	return ivw_clock_mono();
-}
-
 /* The writer's clock: the host's, --clock-behind late. */
 static u64 guest_clock(void)
 {
@@ -357,7 +353,6 @@ static u64 guest_clock(void)
  */
 static void *clock_thread(void *arg)
 {
-	const struct timespec ms = { 0, 1000000 };
 	u64 tail;
 	int ret;
 
@@ -372,7 +367,7 @@ static void *clock_thread(void *arg)
 					tail = now_ns() + 200000;
 			}
 		}
-		nanosleep(&ms, NULL);
+		sleep_ns(1000000);
 	}
 	return NULL;
 }

@@ -25,6 +25,7 @@
 #include "read_many_text.h"
 #include "read_record.h"
 #include "tool_msg.h"
+#include "tool_time.h"
 
 #define PROG		"ivring-read"
 

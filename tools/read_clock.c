@@ -10,6 +10,7 @@
 #include "read_clock.h"
 #include "read_common.h"
 #include "tool_msg.h"
+#include "tool_time.h"
 
 /*
  * How long a burst waits for the guest's poller: it looks every 50 ms

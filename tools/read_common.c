@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "libivring.h"
 #include "read_common.h"
 #include "tool_msg.h"
+#include "tool_time.h"
 
 /* How long open waits for a guest that is formatting the segment. */
 #define OPEN_RETRY_NS	2000000000ULL
@@ -49,21 +49,6 @@ void read_signals(void)
 	sigaction(SIGUSR1, &sa, NULL);
 	/* A closed pipe ends the output, but not before we flush and count. */
 	signal(SIGPIPE, SIG_IGN);
-}
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
-
-	nanosleep(&ts, NULL);	/* a signal cuts it short: we check the flag */
 }
 
 int exit_code(int err)

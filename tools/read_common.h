@@ -39,8 +39,6 @@ void read_signals(void);
 #define stop_is_requested()	__atomic_load_n(&stop_requested, __ATOMIC_RELAXED)
 #define drain_is_requested()	__atomic_load_n(&drain_requested, __ATOMIC_RELAXED)
 
-uint64_t now_ns(void);
-void sleep_ns(uint64_t ns);
 /* The exit code for a libivring error. */
 int exit_code(int err);
 /*

@@ -47,6 +47,7 @@
 #include "read_common.h"
 #include "read_many.h"
 #include "tool_msg.h"
+#include "tool_time.h"
 
 /* How often a segment that is not there or not formatted is tried again. */
 #define RETRY_NS	200000000ULL

@@ -20,6 +20,7 @@
 #include "read_many_record.h"
 #include "read_record.h"
 #include "tool_msg.h"
+#include "tool_time.h"
 
 struct guest_rec {
 	struct rec_state st;

@@ -36,6 +36,7 @@
 #include "read_many_record.h"
 #include "read_record.h"
 #include "tool_msg.h"
+#include "tool_time.h"
 
 #define PROG		"ivring-read record"
 
