@@ -19,13 +19,13 @@
 
 #include <linux/ivring.h>
 #include "libivring.h"
+#include "follow.h"
+#include "out_text.h"
 #include "read_clock.h"
 #include "read_common.h"
 #include "read_many.h"
-#include "read_many_text.h"
 #include "read_record.h"
 #include "tool_msg.h"
-#include "tool_time.h"
 
 #define PROG		"ivring-read"
 
@@ -34,11 +34,10 @@
  * whatever stops the reader, nothing it consumed is left unwritten.
  */
 #define COMMIT_EVERY	1024
+/* ... per batch of one of many guests, which then lets the next one in. */
+#define MANY_BATCH	2048
 
 #define MAX_PATTERNS	64
-
-
-#define NR_TYPES	65536
 
 struct read_opts {
 	const char *path;
@@ -48,21 +47,12 @@ struct read_opts {
 	unsigned long *cpus;	/* bitmap of --cpu, NULL: all */
 	unsigned int max_cpu;	/* highest CPU named in --cpu */
 	struct handover handover;
-	struct read_clock clk;
+	unsigned int clock;	/* --clock: IVRING_HOST_*; 0: the guest's */
 	struct many_opts many;	/* path NULL: many segments */
 	bool follow;
 	bool peek;
 	bool stats;
 };
-
-struct read_counts {
-	uint64_t events;	/* returned by the library */
-	uint64_t printed;
-	uint64_t lost;
-	uint64_t bytes;		/* payload bytes of the events returned */
-	uint64_t committed;	/* events whose output was flushed and consumed */
-};
-
 
 static void usage(FILE *f)
 {
@@ -131,14 +121,6 @@ static void cpu_set(struct read_opts *o, unsigned long cpu)
 		o->max_cpu = cpu;
 }
 
-static bool cpu_isset(const struct read_opts *o, unsigned int cpu)
-{
-	const unsigned int bits = 8 * sizeof(*o->cpus);
-
-	return !o->cpus || (cpu < IVRING_NR_CPUS_MAX &&
-			    (o->cpus[cpu / bits] >> (cpu % bits)) & 1);
-}
-
 static bool parse_cpu(const char *s, unsigned long *v, char **end)
 {
 	if (*s < '0' || *s > '9')
@@ -199,7 +181,7 @@ static void parse_args(int argc, char **argv, struct read_opts *o)
 			continue;
 		switch (c) {
 		case OPT_CLOCK:
-			if (!read_clock_parse(optarg, &o->clk)) {
+			if (!read_clock_parse(optarg, &o->clock)) {
 				tool_warn("--clock '%s': guest, host or realtime", optarg);
 				exit(EXIT_USAGE);
 			}
@@ -243,349 +225,64 @@ static void parse_args(int argc, char **argv, struct read_opts *o)
 	o->path = segment_arg(argc, argv, PROG);
 }
 
-/* Every guest's lines in one stream (read_many_text.c). */
-static int many_text(struct read_opts *o)
+/* The reader of one segment, or of many: the same driver, for text. */
+static int read_text(struct read_opts *o)
 {
-	struct many_text mt = {
-		.out = stdout,
-		.name = o->output ? o->output : "stdout",
+	struct text_conf tc = {
+		.path = o->output,
 		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.batch = COMMIT_EVERY,
+		.patterns = o->patterns,
+		.nr_patterns = o->nr_patterns,
+		.cpus = o->cpus,
+		.max_cpu = o->max_cpu,
 	};
+	struct seg_conf c = {
+		.ops = &text_ops,
+		.arg = &tc,
+		.follow = o->follow,
+		.peek = o->peek,
+		.clock = o->clock,
+		.stats = o->stats,
+		.stats_clock = o->stats,
+		.stats_cpus = o->cpus,
+		.handover = o->handover,
+	};
+	struct seg s;
 	int err;
 
+	if (o->path) {
+		seg_init(&s, &c, o->path, NULL);
+		return text_close(&tc, seg_follow(&s));
+	}
 	if (o->nr_patterns || o->cpus || o->handover.checkpoint ||
 	    o->handover.resume || o->stats) {
 		tool_warn("-e, --cpu, --stats, --checkpoint and --resume are for one segment (--stats-interval: a line per guest)");
 		return EXIT_USAGE;
 	}
-	if (o->output && !(mt.out = fopen(o->output, "w"))) {
-		tool_warn("%s: %s", o->output, strerror(errno));
-		return EXIT_RUNTIME;
-	}
-	o->many.follow = o->many.follow || o->follow;
-	o->many.peek = o->peek;
-	o->many.clock = o->clk.clock;
-	o->many.ops = &many_text_ops;
-	o->many.arg = &mt;
-	err = many_main(&o->many);
-	if (mt.out != stdout && fclose(mt.out) && !err) {
-		tool_warn("%s: %s", o->output, strerror(errno));
-		err = EXIT_RUNTIME;
-	}
-	return err;
-}
-
-
-
-
-
-/*
- * The event ids that -e selects, in this generation's formats.  Returns
- * false when a pattern matches nothing, naming it.
- */
-static bool build_filter(struct ivring *r, const struct read_opts *o,
-			 uint8_t *want, bool quiet)
-{
-	uint16_t *ids = malloc(NR_TYPES * sizeof(*ids));
-	bool ok = true;
-	unsigned int i;
-	int n, j;
-
-	if (!ids) {
-		tool_warn("out of memory");
-		return false;
-	}
-	memset(want, 0, NR_TYPES / 8);
-	for (i = 0; i < o->nr_patterns; i++) {
-		n = ivring__match_events(r, o->patterns[i], ids, NR_TYPES);
-		if (n <= 0) {
-			if (!quiet)
-				tool_warn("-e '%s' matches no event format in the segment (%d formats); try -e '*'",
-				     o->patterns[i], ivring__match_events(r, "*", NULL, 0));
-			ok = false;
-		}
-		for (j = 0; j < n && j < NR_TYPES; j++)
-			want[ids[j] / 8] |= 1U << (ids[j] % 8);
-	}
-	free(ids);
-	return ok;
-}
-
-
-static int select_cpus(struct ivring *r, const struct read_opts *o)
-{
-	struct ivring_info info = { .sz = sizeof(info) };
-	unsigned int cpu;
-
-	ivring__info(r, &info);
-	if (o->cpus && o->max_cpu >= info.nr_cpus) {
-		tool_warn("--cpu %u: out of range, the segment has %u CPU%s (0-%u)",
-		     o->max_cpu, info.nr_cpus, info.nr_cpus == 1 ? "" : "s",
-		     info.nr_cpus - 1);
-		return EXIT_USAGE;
-	}
-	for (cpu = 0; cpu < info.nr_cpus; cpu++)
-		ivring__select_cpu(r, cpu, cpu_isset(o, cpu));
-	return 0;
-}
-
-/* One event: its loss line, then its line unless -e filters it out. */
-static int print_event(struct ivring *r, const struct ivring_event *ev,
-		       const uint8_t *want, FILE *out, char **line,
-		       size_t *line_len, struct read_counts *n,
-		       struct read_clock *clk)
-{
-	struct ivring_event at;
-	int len;
-
-	n->events++;
-	n->bytes += ev->size;
-	if (ev->lost) {
-		n->lost += ev->lost;
-		fprintf(out, "CPU:%u [LOST %" PRIu64 " EVENTS]\n", ev->cpu,
-			ev->lost);
-	}
-	if (want && !(want[ev->type / 8] & (1U << (ev->type % 8)))) {
-		/* Rendered all the same: it may name a pid's comm. */
-		ivring__snprint(r, ev, NULL, 0);
-		return 0;
-	}
-	ev = read_clock_event(r, clk, ev, &at);
-	len = ivring__snprint(r, ev, *line, *line_len);
-	if (len < 0) {
-		tool_warn("CPU %u: cannot render an event of type %u: %s", ev->cpu,
-		     ev->type, ivring__errmsg(r));
-		return EXIT_RUNTIME;
-	}
-	if ((size_t)len >= *line_len) {
-		char *p = realloc(*line, len + 1);
-
-		if (!p) {
-			tool_warn("out of memory for a %d-byte line", len);
-			return EXIT_RUNTIME;
-		}
-		*line = p;
-		*line_len = len + 1;
-		ivring__snprint(r, ev, *line, *line_len);
-	}
-	fputs(*line, out);
-	putc('\n', out);
-	n->printed++;
-	return 0;
-}
-
-/*
- * Write out what was printed, then consume it: never the other way round.
- * Returns 0; -1 when the output was closed (| head), which ends the
- * reader without an error; or EXIT_RUNTIME when the output failed.  After
- * a failure nothing more is consumed: the next reader prints those events.
- */
-static int flush_and_commit(struct ivring *r, FILE *out, const char *name,
-			    struct read_counts *n)
-{
-	int ret;
-
-	if (fflush(out) || ferror(out)) {
-		/* A reader that went away is not an error of ours. */
-		if (errno == EPIPE)
-			return -1;
-		tool_warn("%s: write error: %s", name, strerror(errno));
-		return EXIT_RUNTIME;
-	}
-	ret = ivring__commit(r);
-	if (ret) {
-		tool_warn("%s", ivring__errmsg(r));
-		return exit_code(ret);
-	}
-	n->committed = n->events;
-	return 0;
-}
-
-/*
- * An event that -e leaves out may be of a format the guest appended since
- * the filter was built (ivring__event() looks for it): build it again
- * then, so that "-e 'sys:*'" takes the new event too.
- */
-static void refilter(struct ivring *r, const struct read_opts *o,
-		     uint8_t *want, uint16_t type, uint32_t *listed)
-{
-	struct ivring_format_stats st = { .sz = sizeof(st) };
-
-	if (want[type / 8] & (1U << (type % 8)))
-		return;
-	ivring__event(r, type);
-	if (ivring__format_stats(r, &st) || st.listed == *listed)
-		return;
-	*listed = st.listed;
-	build_filter(r, o, want, true);
-}
-
-static int read_loop(struct ivring *r, struct read_opts *o, FILE *out,
-		     uint8_t *want, struct read_counts *n)
-{
-	struct ivring_format_stats fst = { .sz = sizeof(fst) };
-	const char *name = o->output ? o->output : "stdout";
-	struct ivring_info info = { .sz = sizeof(info) };
-	size_t line_len = 4096;
-	char *line = malloc(line_len);
-	bool told_stopped = false;
-	struct ivring_event ev;
-	unsigned int batch = 0, stale_run = 0;
-	uint64_t gen;
-	int ret, err = 0;
-
-	if (!line) {
-		tool_warn("out of memory");
-		return EXIT_RUNTIME;
-	}
-	ivring__info(r, &info);
-	gen = info.generation;
-	ivring__format_stats(r, &fst);
-	while (!stop_requested) {
-		ret = ivring__next(r, &ev);
-		if (ret > 0) {
-			told_stopped = false;
-			stale_run = 0;
-			if (want)
-				refilter(r, o, want, ev.type, &fst.listed);
-			err = print_event(r, &ev, want, out, &line, &line_len, n,
-					  &o->clk);
-			if (!err && ++batch == COMMIT_EVERY) {
-				batch = 0;
-				err = flush_and_commit(r, out, name, n);
-				read_clock_tick(r, &o->clk);
-			}
-			if (err)
-				break;
-			continue;
-		}
-		/* Idle, a new generation or an end: what was printed goes out. */
-		batch = 0;
-		err = flush_and_commit(r, out, name, n);
-		if (err)
-			break;
-		if (ret == 0 || ret == -EPIPE) {
-			if (!o->follow || drain_requested)
-				break;
-			if (ret == -EPIPE && !told_stopped)
-				tool_warn("the guest's writer stopped; waiting for a new generation (Ctrl-C to quit)");
-			told_stopped = ret == -EPIPE;
-			if (ret == 0)
-				read_clock_tick(r, &o->clk);
-			ret = ivring__poll(r, POLL_MS);
-			if (ret == -EPIPE)
-				sleep_ns(BACKOFF_MAX_NS);
-			if (ret >= 0 || ret == -EINTR || ret == -EPIPE)
-				continue;
-		}
-		if (ret == -ESTALE) {
-			/*
-			 * A guest that re-formats again and again, with no
-			 * event in between, must not keep us busy: back off.
-			 */
-			if (stale_run++)
-				sleep_ns(BACKOFF_MAX_NS);
-			ivring__info(r, &info);
-			tool_warn("segment re-formatted (generation %" PRIu64 " -> %" PRIu64 "), following the new generation",
-			     gen, info.generation);
-			gen = info.generation;
-			told_stopped = false;
-			warn_skipped_formats(r, o->path);
-			if (select_cpus(r, o)) {
-				err = EXIT_USAGE;
-				break;
-			}
-			if (want)
-				build_filter(r, o, want, false);
-			ivring__format_stats(r, &fst);
-			err = read_clock_start(r, &o->clk, o->peek);
-			if (err)
-				break;
-			continue;
-		}
-		tool_warn("%s", ivring__errmsg(r));
-		err = exit_code(ret);
-		break;
-	}
-	if (!err)
-		err = flush_and_commit(r, out, name, n);
-	free(line);
-	return err < 0 ? 0 : err;
+	err = text_open(&tc);
+	if (err)
+		return err;
+	/* Every guest's lines in one stream, each with its guest's name. */
+	tc.tag = true;
+	tc.batch = MANY_BATCH;
+	c.one_of_many = true;
+	c.follow = o->follow || o->many.follow;
+	o->many.seg = &c;
+	return text_close(&tc, many_main(&o->many));
 }
 
 int main(int argc, char **argv)
 {
 	struct read_opts o = { 0 };
-	struct read_counts n = { 0 };
-	uint8_t *want = NULL;
-	struct ivring *r = NULL;
-	FILE *out = stdout;
 	int err;
 
 	if (argc > 1 && !strcmp(argv[1], "record"))
 		return record_main(argc - 1, argv + 1);
 	parse_args(argc, argv, &o);
 	read_signals();
-	if (!o.path) {
-		err = many_text(&o);
-		free(o.many.paths);
-		return err;
-	}
-
-	err = handover_open(o.path, o.peek, o.follow, &o.handover, &r);
-	if (err || !r)
-		goto out;
-	o.clk.sync = o.clk.clock || o.stats;
-	err = read_clock_start(r, &o.clk, o.peek);
-	if (err)
-		goto out;
-	warn_skipped_formats(r, o.path);
-	err = select_cpus(r, &o);
-	if (err)
-		goto out;
-	if (o.nr_patterns) {
-		want = malloc(NR_TYPES / 8);
-		if (!want) {
-			tool_warn("out of memory");
-			err = EXIT_RUNTIME;
-			goto out;
-		}
-		if (!build_filter(r, &o, want, false)) {
-			err = EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (o.output) {
-		out = fopen(o.output, "w");
-		if (!out) {
-			tool_warn("%s: %s", o.output, strerror(errno));
-			out = stdout;
-			err = EXIT_RUNTIME;
-			goto out;
-		}
-	}
-
-	err = read_loop(r, &o, out, want, &n);
-	err = handover_end(r, &o.handover, err);
-	if (o.stats) {
-		print_stats(r, o.cpus);
-		read_clock_stats(r);
-	}
-	fprintf(stderr, PROG ": %" PRIu64 " events read", n.events);
-	if (want)
-		fprintf(stderr, " (%" PRIu64 " printed)", n.printed);
-	fprintf(stderr, ", %" PRIu64 " lost, %" PRIu64 " bytes\n", n.lost,
-		n.bytes);
-	if (!o.peek && n.events > n.committed)
-		fprintf(stderr, PROG ": the last %" PRIu64 " events were not consumed: the next reader gets them again\n",
-			n.events - n.committed);
-out:
-	if (out != stdout && fclose(out) && !err) {
-		tool_warn("%s: %s", o.output, strerror(errno));
-		err = EXIT_RUNTIME;
-	}
-	ivring__close(r);
-	free(want);
+	err = read_text(&o);
+	free(o.many.paths);
 	free(o.cpus);
 	return err;
 }
