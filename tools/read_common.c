@@ -3,7 +3,6 @@
 /* What ivring-read's printing and recording modes share. */
 #include <errno.h>
 #include <inttypes.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +12,6 @@
 #include "libivring.h"
 #include "read_common.h"
 #include "tool_msg.h"
-#include "tool_time.h"
 
 volatile sig_atomic_t stop_requested;
 volatile sig_atomic_t drain_requested;
@@ -61,15 +59,6 @@ int exit_code(int err)
 	}
 }
 
-bool handover_opt(int c, const char *arg, struct handover *h)
-{
-	if (c == OPT_CHECKPOINT)
-		h->checkpoint = arg;
-	else if (c == OPT_RESUME)
-		h->resume = arg;
-	return c == OPT_CHECKPOINT || c == OPT_RESUME;
-}
-
 /*
  * One line per generation when some event formats were skipped: their
  * events print as [UNKNOWN TYPE N].  Parses the formats now, so that the
@@ -88,16 +77,6 @@ void warn_skipped_formats(struct ivring *r, const char *path)
 	tool_warn("%s%s: %u of %u event formats skipped; the first%s: %s",
 		  strchr(path, '/') ? "" : "/dev/shm/", path, st.skipped,
 		  st.records, first, st.first_reason);
-}
-
-const char *segment_arg(int argc, char **argv, const char *prog)
-{
-	/* Two or more are many_args()'s. */
-	if (optind == argc - 1)
-		return argv[optind];
-	tool_warn("no segment given");
-	fprintf(stderr, "Try '%s --help' for more information.\n", prog);
-	exit(EXIT_USAGE);
 }
 
 static void print_ts(FILE *f, const char *label, uint64_t ns)

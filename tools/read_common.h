@@ -9,7 +9,6 @@
 #include <stdint.h>
 
 #include <linux/ivring.h>
-#include "handover.h"
 
 struct ivring;
 
@@ -47,8 +46,6 @@ void read_signals(void);
 
 /* The exit code for a libivring error. */
 int exit_code(int err);
-/* The one segment argument after the options, or exit with a usage error. */
-const char *segment_arg(int argc, char **argv, const char *prog);
 /* Whether @cpu is in --cpu's bitmap @cpus (NULL: every CPU). */
 static inline bool cpu_in(const unsigned long *cpus, unsigned int cpu)
 {
@@ -63,29 +60,6 @@ static inline bool cpu_in(const unsigned long *cpus, unsigned int cpu)
  */
 void print_stats(struct ivring *r, const unsigned long *cpus);
 
-enum { OPT_CHECKPOINT = 256, OPT_RESUME, OPT_CLOCK };
-
-#define HANDOVER_LONGOPTS \
-	{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT }, \
-	{ "resume", required_argument, NULL, OPT_RESUME }
-
-#define HANDOVER_USAGE \
-"      --checkpoint FILE when the reader ends, save where it stopped to\n" \
-"                        FILE, for the --resume of a reader of a copy of\n" \
-"                        the segment (a live migration's destination)\n" \
-"      --resume FILE     start where the checkpoint FILE says, not where\n" \
-"                        the segment's host area says; with --follow, wait\n" \
-"                        for FILE to appear first\n"
-
-#define HANDOVER_HELP \
-"Live migration: SIGUSR1 makes a reader read what the segment holds and\n" \
-"end, as Ctrl-C does after that.  Send it to the source host's reader once\n" \
-"the migration completed; its --checkpoint then lets the destination's\n" \
-"reader (--resume) deliver every event that the source's did not, and\n" \
-"none twice.  See README, \"Live migration\".\n"
-
-/* Takes option @c into @h: true if it was one of HANDOVER_LONGOPTS. */
-bool handover_opt(int c, const char *arg, struct handover *h);
 /* One line when some of the segment's event formats were skipped. */
 void warn_skipped_formats(struct ivring *r, const char *path);
 

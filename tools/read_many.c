@@ -29,7 +29,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -74,69 +73,6 @@ static void on_stats(int sig)
 {
 	(void)sig;
 	__atomic_store_n(&stats_requested, 1, __ATOMIC_RELAXED);
-}
-
-bool many_opt(int c, const char *arg, struct many_opts *m)
-{
-	char *end;
-	unsigned long v;
-
-	switch (c) {
-	case OPT_WATCH:
-		m->watch = arg;
-		return true;
-	case OPT_MATCH:
-		m->match = arg;
-		return true;
-	case OPT_THREADS:
-	case OPT_STATS_INTERVAL:
-		errno = 0;
-		v = strtoul(arg, &end, 10);
-		if (errno || *end || end == arg || v > 1024 ||
-		    (c == OPT_THREADS && !v)) {
-			tool_warn("--%s '%s': expected a number, 1 to 1024",
-				  c == OPT_THREADS ? "threads" : "stats-interval",
-				  arg);
-			exit(EXIT_USAGE);
-		}
-		if (c == OPT_THREADS)
-			m->threads = v;
-		else
-			m->stats_interval = v;
-		return true;
-	}
-	return false;
-}
-
-bool many_args(int argc, char **argv, struct many_opts *m)
-{
-	int i, n = argc - optind;
-
-	if (!m->watch && n <= 1) {
-		if (m->match || m->threads || m->stats_interval) {
-			tool_warn("--match, --threads and --stats-interval are for many segments (--watch, or several named)");
-			exit(EXIT_USAGE);
-		}
-		return false;
-	}
-	/* A watch is for the segments to come: it follows. */
-	m->follow = m->watch != NULL;
-	m->paths = calloc(n + 1, sizeof(*m->paths));
-	if (!m->paths)
-		tool_die("out of memory");
-	for (i = 0; i < n; i++) {
-		const char *a = argv[optind + i];
-
-		/* A bare NAME is /dev/shm/NAME, as ivring__open() takes it. */
-		if (strchr(a, '/'))
-			m->paths[i] = strdup(a);
-		else if (asprintf(&m->paths[i], "/dev/shm/%s", a) < 0)
-			m->paths[i] = NULL;
-		if (!m->paths[i])
-			tool_die("out of memory");
-	}
-	m->nr_paths = n;
-	return true;
 }
 
 static void set_worst(struct many *m, int code)

@@ -18,8 +18,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "handover.h"
 #include "read_clock.h"
-#include "read_common.h"
 
 struct ivring;
 struct seg;
