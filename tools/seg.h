@@ -24,6 +24,17 @@
 struct ivring;
 struct seg;
 
+/* What a step of the driver (follow.h) left the segment as. */
+enum seg_status {
+	SEG_WORK,	/* it did something: call again soon */
+	SEG_RENEWED,	/* the guest re-formatted it; the new generation began */
+	SEG_IDLE,	/* nothing to read now (s->idle: 0, or -EPIPE) */
+	SEG_WAIT,	/* not open yet: try again at s->retry_ns */
+	SEG_GONE,	/* the file at its path is another one by now */
+	SEG_QUIT,	/* the output was closed (| head): stop, with no error */
+	SEG_FAIL,	/* unusable, having said why: s->err is the exit code */
+};
+
 /*
  * What an output does, for each generation of a segment.  start(), end()
  * and summary() return 0 or an exit code, having said why.

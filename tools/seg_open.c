@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 
 #include "libivring.h"
-#include "follow.h"
 #include "handover.h"
 #include "read_common.h"
+#include "seg.h"
 #include "seg_open.h"
 #include "tool_msg.h"
 #include "tool_time.h"
