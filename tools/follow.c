@@ -64,7 +64,7 @@ static int start(struct seg *s)
 	s->gen = info.generation;
 	s->wake_ns = 0;
 	if (s->c->one_of_many) {
-		/* A clock thread asks the guest (seg_clock()): no reader waits. */
+		/* A clock thread asks the guest (seg_clock()): none waits. */
 		s->clock_ok = false;
 		s->clock_ns = 0;
 	} else {
@@ -72,6 +72,11 @@ static int start(struct seg *s)
 		if (err)
 			return err;
 	}
+	/*
+	 * One of many has always given its file's name here, which the
+	 * message then puts in /dev/shm even when --watch is elsewhere; kept
+	 * as it is until the message is meant to change.
+	 */
 	warn_skipped_formats(s->r, s->c->one_of_many ? s->name : s->path);
 	err = s->c->ops->start(s);
 	s->started = !err;

@@ -361,7 +361,7 @@ static int rec_batch(struct seg *s, bool drain, int *err)
 	*err = flush_and_commit(s, ro);
 	if (*err)
 		return -ECANCELED;
-	/* Events but no whole sub-buffer: they come at the next partial pass. */
+	/* Events but no whole sub-buffer: at the next partial pass. */
 	s->wake_ns = ro->last_partial + PARTIAL_NS;
 	return ret;
 }

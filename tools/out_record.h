@@ -17,7 +17,7 @@ struct rec_conf {
 	const char *ctf;	/* --ctf DIR */
 	const char *name;	/* -N: the guest's name in the file */
 	unsigned int version;	/* -V; 0: the default */
-	bool follow;		/* spool per CPU until the end; else a snapshot */
+	bool follow;		/* spool per CPU; else a snapshot */
 	/*
 	 * Many segments: each into DIR/NAME.dat (a CTF trace: DIR/NAME), NAME
 	 * its file's name, or the next NAME-N that no other recording has;

@@ -40,9 +40,11 @@ enum {
  * take() parses it.
  */
 #define IS_A(f, type) \
-	__builtin_types_compatible_p(__typeof__(((struct read_opts *)0)->f), type)
+	__builtin_types_compatible_p(__typeof__(((struct read_opts *)0)->f), \
+				     type)
 #define AT(f, type) \
-	(offsetof(struct read_opts, f) + 1 + 0 * sizeof(char[IS_A(f, type) ? 1 : -1]))
+	(offsetof(struct read_opts, f) + 1 + \
+	 0 * sizeof(char[IS_A(f, type) ? 1 : -1]))
 #define FLAG(f)		AT(f, bool)
 #define ARG(f)		AT(f, const char *)
 

@@ -27,17 +27,17 @@ struct seg;
 /* What a step of the driver (follow.h) left the segment as. */
 enum seg_status {
 	SEG_WORK,	/* it did something: call again soon */
-	SEG_RENEWED,	/* the guest re-formatted it; the new generation began */
+	SEG_RENEWED,	/* re-formatted by the guest: the new generation began */
 	SEG_IDLE,	/* nothing to read now (s->idle: 0, or -EPIPE) */
 	SEG_WAIT,	/* not open yet: try again at s->retry_ns */
 	SEG_GONE,	/* the file at its path is another one by now */
-	SEG_QUIT,	/* the output was closed (| head): stop, with no error */
+	SEG_QUIT,	/* the output was closed (| head): stop, no error */
 	SEG_FAIL,	/* unusable, having said why: s->err is the exit code */
 };
 
 /*
- * What an output does, for each generation of a segment.  start(), end()
- * and summary() return 0 or an exit code, having said why.
+ * What an output does, for each generation of a segment.  start() and
+ * end() return 0 or an exit code, having said why.
  */
 struct seg_ops {
 	/*
@@ -77,7 +77,7 @@ struct seg_conf {
 	const struct seg_ops *ops;
 	void *arg;		/* the output's, for the run: seg_arg() */
 	bool follow;		/* across generations, until Ctrl-C */
-	bool peek;		/* consume nothing, write nothing to the segment */
+	bool peek;		/* consume nothing, write nothing to it */
 	/*
 	 * One of many segments, served by reader threads: messages name the
 	 * segment, nothing waits in a reader (a clock thread asks the guest
@@ -89,7 +89,7 @@ struct seg_conf {
 	/* One segment: */
 	bool stats;		/* --stats: per-CPU statistics at the end */
 	bool stats_clock;	/* ... asking the guest for its clock too */
-	const unsigned long *stats_cpus;	/* the CPUs to show, NULL: all */
+	const unsigned long *stats_cpus;	/* which CPUs; NULL: all */
 	struct handover handover;
 };
 
@@ -104,7 +104,7 @@ struct seg_counts {
 struct seg {
 	const struct seg_conf *c;
 	const char *path;	/* the segment file, as named */
-	const char *name;	/* its file name: what many segments' lines say */
+	const char *name;	/* its file name, in many segments' lines */
 	struct ivring *r;
 	void *out;		/* the output's, for this segment */
 	struct read_clock clk;
@@ -124,7 +124,7 @@ struct seg {
 	dev_t dev;		/* with ino: the file that path must still be */
 	ino_t ino;
 	uint64_t retry_ns;	/* when to try to open it again */
-	uint64_t grace_ns;	/* until then, one being formatted is waited for */
+	uint64_t grace_ns;	/* until then, a format is waited for */
 	bool told;		/* said that it waits for the guest */
 	/* Following one segment. */
 	bool told_stopped;	/* said that the writer stopped */

@@ -132,7 +132,7 @@ int seg_open_one(struct seg *s)
 			/* Ctrl-C while waiting: nothing to read, no error. */
 			if (s->told)
 				return 0;
-			/* ... but a wait that was never said ends in its error. */
+			/* ... but a wait never said ends in its error. */
 			s->grace_ns = 0;
 			s->retry_ns = 0;
 			st = seg_try_open(s, false);
