@@ -543,8 +543,8 @@ static void lib_rec_open(struct lib_seg *s, struct result *res)
 }
 
 /*
- * Every page, as the engine records a segment (read_record.c's
- * rec_pass(): a burst per CPU in turn, partial sub-buffers included, a
+ * Every page, as the engine records a segment (tools/out_record.c's
+ * pass(): a burst per CPU in turn, partial sub-buffers included, a
  * flush every COMMIT_PAGES; peek, so no commit).
  */
 static void lib_pages(struct lib_seg *s, struct result *res)

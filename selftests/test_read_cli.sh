@@ -104,6 +104,60 @@ fails_with "-e matching nothing" 2 "-e 'nosuch:event' matches no event format" \
 fails_with "missing file" 1 "$tmp/nothere: No such file or directory" "$tmp/nothere"
 fails_with "missing shm name" 1 "/dev/shm/$shm_name: No such file or directory" "$shm_name"
 
+# The subcommand comes first, or it is refused, saying where it goes: after
+# an option it used to be taken for a segment, /dev/shm/record, and the
+# rest read as text into -o.
+fails_with "record after an option" 2 \
+	"'record' is a subcommand: put it first, as in 'ivring-read record --peek -o $tmp/t.dat $seg'" \
+	--peek record -o "$tmp/t.dat" "$seg"
+if [ ! -e "$tmp/t.dat" ] && [ ! -s "$tmp/out" ]; then
+	ok "record after an option: nothing read, nothing written"
+else
+	not_ok "record after an option: nothing read, nothing written"
+fi
+fails_with "record after the segment" 2 \
+	"put it first, as in 'ivring-read record -p $seg'" -p "$seg" record
+fails_with "record twice" 2 \
+	"put it first, as in 'ivring-read record -p $seg'" record -p record "$seg"
+case $read_bin in /*) rb=$read_bin ;; *) rb=$PWD/$read_bin ;; esac
+(cd "$tmp" && "$rb" -p -o record "$seg" 2>/dev/null)
+same "-o record: a file, not the subcommand" "$data/read_basic.expected" \
+	"$tmp/record"
+fails_with "-e record: an event, not the subcommand" 2 \
+	"-e 'record' matches no event format" -p -e record "$seg"
+
+# One option parser for both modes: the same rules and messages, each
+# naming its own mode.
+for mode in "" record; do
+	p="ivring-read${mode:+ $mode}"
+	for why in "unrecognized option '--bogus'" "no segment given"; do
+		case $why in
+		no*) set -- -p ;;
+		*) set -- --bogus "$seg" ;;
+		esac
+		fails_with "$p: $why" 2 "$why" $mode "$@"
+		if grep -q "^Try '$p --help' for more information.$" "$tmp/err"; then
+			ok "$p: $why: try $p --help"
+		else
+			not_ok "$p: $why: try $p --help"
+		fi
+	done
+	fails_with "$p: --threads with one segment" 2 "are for many segments" \
+		$mode --threads 2 "$seg"
+	fails_with "$p: a bad --stats-interval" 2 \
+		"--stats-interval 'x': expected a number, 1 to 1024" \
+		$mode --stats-interval x --watch "$tmp"
+	fails_with "$p: a bad --clock" 2 "--clock 'bogus': guest" \
+		$mode --clock bogus "$seg"
+	fails_with "$p: --checkpoint with --peek" 2 \
+		"a --peek reader consumes nothing" \
+		$mode -p --checkpoint "$tmp/ck.p" "$seg"
+done
+fails_with "a recording's option without record" 2 "invalid option -- 'q'" \
+	-q "$seg"
+fails_with "a text option with record" 2 "invalid option -- 'e'" \
+	record -e x "$seg"
+
 truncate -s 8192 "$tmp/zero"
 fails_with "not a segment" 3 \
 	"$tmp/zero: not an ivring segment (magic 0); is the module loaded in the guest?" \

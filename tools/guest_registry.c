@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "guest_registry.h"
-#include "read_common.h"
+#include "tool_time.h"
 
 #if defined(__SANITIZE_THREAD__)
 void __tsan_acquire(void *addr);

@@ -34,6 +34,7 @@
 
 #include "ring_writer.h"
 #include "tool_msg.h"
+#include "tool_time.h"
 #include "synth_events.h"
 
 #define PROG			"ivring-gen"
@@ -337,11 +338,6 @@ static void parse_args(int argc, char **argv)
 	/* A follow demo wants to be watched, not to fill the ring at once. */
 	if (opt.keep_running && !opt.rate)
 		opt.rate = 1000;
-}
-
-static u64 now_ns(void)
-{
-	return ivw_clock_mono();
 }
 
 /* The writer's clock: the host's, --clock-behind late. */

@@ -10,6 +10,7 @@
 #include "read_clock.h"
 #include "read_common.h"
 #include "tool_msg.h"
+#include "tool_time.h"
 
 /*
  * How long a burst waits for the guest's poller: it looks every 50 ms
@@ -21,14 +22,14 @@
 /* Bursts tried before --clock host gives up on a guest that is there. */
 #define SYNC_TRIES	3
 
-bool read_clock_parse(const char *name, struct read_clock *c)
+bool read_clock_parse(const char *name, unsigned int *clock)
 {
 	if (!strcmp(name, "guest"))
-		c->clock = 0;
+		*clock = 0;
 	else if (!strcmp(name, "host"))
-		c->clock = IVRING_HOST_MONOTONIC;
+		*clock = IVRING_HOST_MONOTONIC;
 	else if (!strcmp(name, "realtime"))
-		c->clock = IVRING_HOST_REALTIME;
+		*clock = IVRING_HOST_REALTIME;
 	else
 		return false;
 	return true;

@@ -21,8 +21,8 @@ struct read_clock {
 	bool told;		/* said that there are no host times */
 };
 
-/* --clock NAME: guest, host or realtime.  False for another name. */
-bool read_clock_parse(const char *name, struct read_clock *c);
+/* --clock NAME: guest (0), host or realtime.  False for another name. */
+bool read_clock_parse(const char *name, unsigned int *clock);
 /*
  * Before the first event of a generation: the first samples.  With host
  * times asked for, a guest that cannot answer is an error: returns an exit

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <linux/ivring.h>
+
 struct ivring;
 
 /* Exit codes, as --help documents them. */
@@ -15,7 +17,10 @@ struct ivring;
 #define EXIT_USAGE	2
 #define EXIT_SEGMENT	3
 
-/* Retry interval of an open that waits for the guest. */
+/*
+ * The longest back-off: between the tries of an open that waits for the
+ * guest, after a writer stopped, between re-formats with nothing between.
+ */
 #define BACKOFF_MAX_NS	10000000ULL
 /* How long one wait for events lasts before the stop flag is looked at. */
 #define POLL_MS		200
@@ -39,72 +44,22 @@ void read_signals(void);
 #define stop_is_requested()	__atomic_load_n(&stop_requested, __ATOMIC_RELAXED)
 #define drain_is_requested()	__atomic_load_n(&drain_requested, __ATOMIC_RELAXED)
 
-uint64_t now_ns(void);
-void sleep_ns(uint64_t ns);
 /* The exit code for a libivring error. */
 int exit_code(int err);
-/*
- * Open @path to consume (with IVRING_OPEN_EXPLICIT_COMMIT) or to @peek.
- * @follow waits for a segment that does not exist or is not formatted yet.
- * Returns 0 with *r set, or NULL when Ctrl-C ended the wait; or an exit
- * code, having said why.
- */
-int open_segment(const char *path, bool peek, bool follow, struct ivring **r);
-/* The one segment argument after the options, or exit with a usage error. */
-const char *segment_arg(int argc, char **argv, const char *prog);
+/* Whether @cpu is in --cpu's bitmap @cpus (NULL: every CPU). */
+static inline bool cpu_in(const unsigned long *cpus, unsigned int cpu)
+{
+	const unsigned int bits = 8 * sizeof(*cpus);
+
+	return !cpus || (cpu < IVRING_NR_CPUS_MAX &&
+			 (cpus[cpu / bits] >> (cpu % bits)) & 1);
+}
 /*
  * Per-CPU statistics on stderr, in tracefs per_cpu/cpuN/stats wording plus
  * what only a reader knows; @cpus: a bitmap of the CPUs to show, NULL: all.
  */
 void print_stats(struct ivring *r, const unsigned long *cpus);
-/*
- * The hand-over of a live migration, in both modes: --checkpoint FILE saves
- * where the reader stopped, --resume FILE starts there.
- */
-struct handover {
-	const char *checkpoint;
-	const char *resume;
-};
 
-enum { OPT_CHECKPOINT = 256, OPT_RESUME, OPT_CLOCK };
-
-#define HANDOVER_LONGOPTS \
-	{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT }, \
-	{ "resume", required_argument, NULL, OPT_RESUME }
-
-#define HANDOVER_USAGE \
-"      --checkpoint FILE when the reader ends, save where it stopped to\n" \
-"                        FILE, for the --resume of a reader of a copy of\n" \
-"                        the segment (a live migration's destination)\n" \
-"      --resume FILE     start where the checkpoint FILE says, not where\n" \
-"                        the segment's host area says; with --follow, wait\n" \
-"                        for FILE to appear first\n"
-
-#define HANDOVER_HELP \
-"Live migration: SIGUSR1 makes a reader read what the segment holds and\n" \
-"end, as Ctrl-C does after that.  Send it to the source host's reader once\n" \
-"the migration completed; its --checkpoint then lets the destination's\n" \
-"reader (--resume) deliver every event that the source's did not, and\n" \
-"none twice.  See README, \"Live migration\".\n"
-
-/* Takes option @c into @h: true if it was one of HANDOVER_LONGOPTS. */
-bool handover_opt(int c, const char *arg, struct handover *h);
-/*
- * open_segment() for @h: with --resume, first wait for the checkpoint when
- * @follow (the source's reader writes it once the migration completed;
- * until then the destination's copy is still arriving), then start there.
- * Says where reading starts when that is not where the last reader of this
- * file stopped.  Returns 0 with *r set (NULL when Ctrl-C ended a wait), or
- * an exit code, having said why.
- */
-int handover_open(const char *path, bool peek, bool follow,
-		  const struct handover *h, struct ivring **r);
-/*
- * --checkpoint: save where @r stopped, whatever @err ended the reading:
- * what was consumed was written out.  Returns @err, or the exit code of a
- * failed save.
- */
-int handover_end(struct ivring *r, const struct handover *h, int err);
 /* One line when some of the segment's event formats were skipped. */
 void warn_skipped_formats(struct ivring *r, const char *path);
 

@@ -9,8 +9,8 @@
  *   adds the files that appear and marks gone those that went;
  * - --threads reader threads walk the registry round-robin.  A reader
  *   serves a guest only while it holds the guest's claim, for one bounded
- *   batch (a mode's serve(): at most a few thousand events, or 64 pages
- *   per CPU), then lets it go and moves to the next: a guest that floods
+ *   batch (the driver's seg_serve(): at most a few thousand events, or 64
+ *   pages per CPU), then lets it go and moves to the next: a guest that floods
  *   gets one batch per pass like every other, and cannot starve them.  A
  *   guest whose file went is drained, its output completed, and retired
  *   by the reader that holds it;
@@ -29,7 +29,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -44,12 +43,12 @@
 
 #include "libivring.h"
 #include "guest_registry.h"
+#include "follow.h"
 #include "read_common.h"
 #include "read_many.h"
 #include "tool_msg.h"
+#include "tool_time.h"
 
-/* How often a segment that is not there or not formatted is tried again. */
-#define RETRY_NS	200000000ULL
 /* How often the files are looked at, inotify or not. */
 #define RESCAN_MS	1000
 /* How long a reader naps after a pass that found no work, at most. */
@@ -76,69 +75,6 @@ static void on_stats(int sig)
 	__atomic_store_n(&stats_requested, 1, __ATOMIC_RELAXED);
 }
 
-bool many_opt(int c, const char *arg, struct many_opts *m)
-{
-	char *end;
-	unsigned long v;
-
-	switch (c) {
-	case OPT_WATCH:
-		m->watch = arg;
-		return true;
-	case OPT_MATCH:
-		m->match = arg;
-		return true;
-	case OPT_THREADS:
-	case OPT_STATS_INTERVAL:
-		errno = 0;
-		v = strtoul(arg, &end, 10);
-		if (errno || *end || end == arg || v > 1024 ||
-		    (c == OPT_THREADS && !v)) {
-			tool_warn("--%s '%s': expected a number, 1 to 1024",
-				  c == OPT_THREADS ? "threads" : "stats-interval",
-				  arg);
-			exit(EXIT_USAGE);
-		}
-		if (c == OPT_THREADS)
-			m->threads = v;
-		else
-			m->stats_interval = v;
-		return true;
-	}
-	return false;
-}
-
-bool many_args(int argc, char **argv, struct many_opts *m)
-{
-	int i, n = argc - optind;
-
-	if (!m->watch && n <= 1) {
-		if (m->match || m->threads || m->stats_interval) {
-			tool_warn("--match, --threads and --stats-interval are for many segments (--watch, or several named)");
-			exit(EXIT_USAGE);
-		}
-		return false;
-	}
-	/* A watch is for the segments to come: it follows. */
-	m->follow = m->watch != NULL;
-	m->paths = calloc(n + 1, sizeof(*m->paths));
-	if (!m->paths)
-		tool_die("out of memory");
-	for (i = 0; i < n; i++) {
-		const char *a = argv[optind + i];
-
-		/* A bare NAME is /dev/shm/NAME, as ivring__open() takes it. */
-		if (strchr(a, '/'))
-			m->paths[i] = strdup(a);
-		else if (asprintf(&m->paths[i], "/dev/shm/%s", a) < 0)
-			m->paths[i] = NULL;
-		if (!m->paths[i])
-			tool_die("out of memory");
-	}
-	m->nr_paths = n;
-	return true;
-}
-
 static void set_worst(struct many *m, int code)
 {
 	int cur = __atomic_load_n(&m->worst, __ATOMIC_RELAXED);
@@ -155,234 +91,145 @@ static bool stopping(struct many *m)
 	return stop_is_requested() || __atomic_load_n(&m->quit, __ATOMIC_RELAXED);
 }
 
-static void seg_free(void *priv)
-{
-	struct seg *s = priv;
+/* A guest's reading state (g->priv): the driver's, and what was told. */
+struct mseg {
+	struct seg s;
+	struct guest *g;
+	struct seg_counts told;	/* the counts already published */
+	uint64_t lag_ns;	/* when to look at its writer's counters */
+};
 
-	ivring__close(s->r);
-	free(s);
+static void mseg_free(void *priv)
+{
+	struct mseg *ms = priv;
+
+	seg_release(&ms->s);
+	free(ms);
 }
 
-/* Say why @g is skipped, complete what it wrote, and let its segment go. */
-static void fail(struct many *m, struct seg *s, int code)
+/* What the driver counted since the last time, to the guest's counters. */
+static void publish(struct mseg *ms)
 {
-	s->failed = true;
-	if (s->started && m->o->ops->end(s, m->o->arg) && !code)
-		code = EXIT_RUNTIME;
-	s->started = false;
-	ivring__close(s->r);
-	s->r = NULL;
-	set_worst(m, code);
-	guest_set_state(s->g, GUEST_FAILED);
+	const struct seg_counts *n = &ms->s.n;
+
+	guest_count(ms->g, n->events - ms->told.events, n->lost - ms->told.lost,
+		    n->bytes - ms->told.bytes);
+	ms->told = *n;
 }
 
-/* Why @s is skipped, naming its file if the library's message does not. */
-static void skip_msg(struct seg *s, const char *why)
+/* @ms is skipped: what it wrote completed, nothing more consumed. */
+static void fail(struct many *m, struct mseg *ms, int code)
 {
-	size_t len = strlen(s->g->path);
-
-	if (!strncmp(why, s->g->path, len))
-		tool_warn("%s; skipping this guest", why);
-	else
-		tool_warn("%s: %s; skipping this guest", s->g->path, why);
+	set_worst(m, seg_drop(&ms->s, code));
+	publish(ms);
+	guest_set_state(ms->g, GUEST_FAILED);
 }
 
-static int start(struct many *m, struct seg *s)
+/* Done with @ms: its output complete, its segment let go. */
+static void finish(struct many *m, struct mseg *ms)
 {
-	int err;
-
-	warn_skipped_formats(s->r, s->name);
-	/* A clock thread asks the guest (clock_guest()); a reader never waits. */
-	s->clk.clock = m->o->clock;
-	s->clk.sync = false;
-	s->clock_ok = false;
-	s->clock_ns = 0;
-	err = m->o->ops->start(s, m->o->arg);
-	s->started = !err;
-	return err;
-}
-
-/* Whether @g's path still names @g's file. */
-static bool same_file(const struct guest *g)
-{
-	struct stat st;
-
-	return !stat(g->path, &st) && st.st_dev == g->dev && st.st_ino == g->ino;
-}
-
-static int try_open(struct many *m, struct seg *s)
-{
-	char err[PATH_MAX + 512] = "";
-	struct ivring_open_opts oo = {
-		.sz = sizeof(oo),
-		.flags = m->o->peek ? IVRING_OPEN_PEEK :
-				      IVRING_OPEN_EXPLICIT_COMMIT,
-		.errbuf = err,
-		.errbuf_len = sizeof(err),
-	};
-	uint64_t now = now_ns();
-	int ret;
-
-	if (now < s->retry_ns)
-		return 0;
-	ret = ivring__open(s->g->path, &oo, &s->r);
-	/*
-	 * The file at the path may be another by now (QEMU restarted): that
-	 * one is a guest of its own, which the next scan adds.
-	 */
-	if (!ret && !same_file(s->g)) {
-		ivring__close(s->r);
-		s->r = NULL;
-		guest_gone(s->g);
-		return 0;
-	}
-	if (ret) {
-		/*
-		 * QEMU makes the file before the guest loads the module: a
-		 * segment not formatted yet is one to wait for, as -f does;
-		 * so is one that another reader consumes (it may stop).
-		 */
-		if (m->o->follow && !guest_is_gone(s->g) &&
-		    (ret == -ENOENT || ret == -ENOTTY || ret == -EAGAIN ||
-		     ret == -EBUSY)) {
-			if (!s->told)
-				tool_warn("%s; waiting for the guest", err);
-			s->told = true;
-			s->retry_ns = now + RETRY_NS;
-			return 0;
-		}
-		skip_msg(s, err[0] ? err : strerror(-ret));
-		fail(m, s, exit_code(ret));
-		return 0;
-	}
-	ret = start(m, s);
-	if (ret) {
-		fail(m, s, ret);
-		return 0;
-	}
-	guest_set_state(s->g, GUEST_READING);
-	return 1;
+	if (seg_finish(&ms->s, guest_is_gone(ms->g) ? "gone" : "done"))
+		set_worst(m, EXIT_RUNTIME);
+	publish(ms);
+	guest_set_state(ms->g, GUEST_DONE);
 }
 
 /* Events published and not yet read, over every CPU: the reader's lag. */
-static void publish_lag(struct seg *s)
+static void publish_lag(struct mseg *ms)
 {
 	struct ivring_info info = { .sz = sizeof(info) };
 	struct ivring_clock_info ci = { .sz = sizeof(ci) };
 	uint64_t unread = 0, now = now_ns();
+	struct ivring *r = ms->s.r;
 	unsigned int cpu;
 
-	if (now < s->stats_ns)
+	if (now < ms->lag_ns)
 		return;
-	s->stats_ns = now + LAG_EVERY_NS;
-	ivring__info(s->r, &info);
+	ms->lag_ns = now + LAG_EVERY_NS;
+	ivring__info(r, &info);
 	for (cpu = 0; cpu < info.nr_cpus; cpu++) {
 		struct ivring_cpu_stats st = { .sz = sizeof(st) };
 
-		if (!ivring__cpu_stats(s->r, cpu, &st))
+		if (!ivring__cpu_stats(r, cpu, &st))
 			unread += st.unread;
 	}
-	__atomic_store_n(&s->g->unread, unread, __ATOMIC_RELAXED);
-	if (!ivring__clock_info(s->r, &ci) && ci.samples) {
-		__atomic_store_n(&s->g->clock_offset_ns, ci.offset_ns,
+	__atomic_store_n(&ms->g->unread, unread, __ATOMIC_RELAXED);
+	if (!ivring__clock_info(r, &ci) && ci.samples) {
+		__atomic_store_n(&ms->g->clock_offset_ns, ci.offset_ns,
 				 __ATOMIC_RELAXED);
-		__atomic_store_n(&s->g->have_clock, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&ms->g->have_clock, 1, __ATOMIC_RELAXED);
 	}
 }
 
-/* Done with @s: its output complete, its segment let go. */
-static void finish(struct many *m, struct seg *s)
+static int try_open(struct many *m, struct mseg *ms)
 {
-	struct guest_counts c;
-
-	if (s->started && m->o->ops->end(s, m->o->arg))
-		set_worst(m, EXIT_RUNTIME);
-	guest_read_counts(s->g, &c);
-	fprintf(stderr, "ivring-read: %s: %s, %" PRIu64 " events read, %"
-		PRIu64 " lost, %" PRIu64 " bytes\n", s->name,
-		guest_is_gone(s->g) ? "gone" : "done", c.events, c.lost,
-		c.bytes);
-	s->started = false;
-	ivring__close(s->r);
-	s->r = NULL;
-	guest_set_state(s->g, GUEST_DONE);
+	switch (seg_open(&ms->s, m->o->seg->follow && !guest_is_gone(ms->g))) {
+	case SEG_WORK:
+		guest_set_state(ms->g, GUEST_READING);
+		return 1;
+	case SEG_GONE:
+		guest_gone(ms->g);
+		return 0;
+	case SEG_WAIT:
+		return 0;
+	default:
+		fail(m, ms, ms->s.err);
+		return 0;
+	}
 }
 
-/* One batch of @s; returns whether there was work. */
-static int serve_reading(struct many *m, struct seg *s)
+/* One batch of @ms; returns whether there was work. */
+static int serve_reading(struct many *m, struct mseg *ms)
 {
-	bool drain = guest_is_gone(s->g) || !m->o->follow || drain_is_requested();
-	int ret, err = 0;
+	bool drain = guest_is_gone(ms->g) || !m->o->seg->follow ||
+		     drain_is_requested();
+	int st;
 
 	/* Ctrl-C: what was taken out goes out; the rest waits in the segment. */
 	if (stopping(m)) {
-		finish(m, s);
+		finish(m, ms);
 		return 0;
 	}
-
-	/*
-	 * Text waits for host times; its events wait in the segment.  One
-	 * that goes away is read all the same, in the guest's times, which
-	 * read_clock_event() then says.
-	 */
-	if (m->o->clock && m->o->ops->wait_clock && !s->clock_ok && !drain) {
-		publish_lag(s);
-		return 0;
-	}
-	ret = m->o->ops->serve(s, m->o->arg, drain, &err);
-	if (ret > 0) {
-		publish_lag(s);
+	st = seg_serve(&ms->s, drain);
+	publish(ms);
+	switch (st) {
+	case SEG_WORK:
+		publish_lag(ms);
 		return 1;
-	}
-	if (ret == -ECANCELED && err < 0) {
-		__atomic_store_n(&m->quit, 1, __ATOMIC_RELAXED);
-		finish(m, s);
-		return 0;
-	}
-	if (ret == -ECANCELED) {
-		/* The mode said why. */
-		tool_warn("%s: skipping this guest", s->g->path);
-		fail(m, s, err);
-		return 0;
-	}
-	if (ret == -ESTALE) {
-		if (s->started && m->o->ops->end(s, m->o->arg))
-			set_worst(m, EXIT_RUNTIME);
-		s->started = false;
-		s->part++;
-		tool_warn("%s: the guest re-formatted the segment; following the new generation",
-			  s->name);
-		err = start(m, s);
-		if (err)
-			fail(m, s, err);
+	case SEG_RENEWED:
 		return 1;
-	}
-	if (ret == 0 || ret == -EPIPE) {
-		publish_lag(s);
+	case SEG_IDLE:
+		publish_lag(ms);
 		if (drain)
-			finish(m, s);
+			finish(m, ms);
+		return 0;
+	case SEG_QUIT:
+		__atomic_store_n(&m->quit, 1, __ATOMIC_RELAXED);
+		finish(m, ms);
+		return 0;
+	default:
+		fail(m, ms, ms->s.err);
 		return 0;
 	}
-	skip_msg(s, ivring__errmsg(s->r));
-	fail(m, s, exit_code(ret));
-	return 0;
 }
 
 /* Serve @g, claimed, for one batch.  True if @g was retired. */
 static int serve_guest(struct many *m, struct guest *g, bool *retired)
 {
-	struct seg *s = g->priv;
+	struct mseg *ms = g->priv;
 
-	if (!s) {
-		s = calloc(1, sizeof(*s));
-		if (!s) {
+	if (!ms) {
+		ms = calloc(1, sizeof(*ms));
+		if (!ms) {
 			tool_warn("%s: out of memory", g->name);
 			set_worst(m, EXIT_RUNTIME);
 			return 0;
 		}
-		s->g = g;
-		s->name = g->name;
-		g->priv = s;
+		seg_init(&ms->s, m->o->seg, g->path, g->name);
+		ms->s.dev = g->dev;
+		ms->s.ino = g->ino;
+		ms->g = g;
+		g->priv = ms;
 	}
 	switch (guest_state(g)) {
 	case GUEST_NEW:
@@ -394,9 +241,9 @@ static int serve_guest(struct many *m, struct guest *g, bool *retired)
 			guest_set_state(g, GUEST_DONE);
 			return 0;
 		}
-		return try_open(m, s);
+		return try_open(m, ms);
 	case GUEST_READING:
-		return serve_reading(m, s);
+		return serve_reading(m, ms);
 	default:
 		if (guest_is_gone(g)) {
 			guest_retire(m->reg, g);
@@ -451,48 +298,18 @@ static void *reader(void *arg)
 }
 
 /*
- * Host times: a burst of clock requests to @s, due once a second.  It
+ * Host times: a burst of clock requests to @ms, due once a second.  It
  * sleeps until the guest answers, up to 150 ms (1.5 s for the first, while
  * the guest's poller may look only once a second), so it runs in a clock
  * thread, never in a reader: a guest that is paused or slow holds its own
  * claim that long, and no other guest waits for it.
  */
-static void clock_guest(struct many *m, struct seg *s)
+static void clock_guest(struct many *m, struct mseg *ms)
 {
-	uint64_t now = now_ns();
-	int ret;
-
-	if (guest_state(s->g) != GUEST_READING || now < s->clock_ns ||
-	    stopping(m))
+	if (guest_state(ms->g) != GUEST_READING || stopping(m))
 		return;
-	s->clock_ns = now + 1000000000ULL;
-	ret = read_clock_burst(s->r, !s->clock_ok);
-	if (ret > 0) {
-		if (s->clock_told)
-			tool_warn("%s: the guest answers clock requests again",
-				  s->g->path);
-		s->clock_ok = true;
-		s->clock_told = false;
-		return;
-	}
-	/* The writer stopped: until a new generation, nothing to ask. */
-	if (ret == -EPIPE)
-		return;
-	/* No host times ever (an older module, a dead handle): as one reader. */
-	if (ret < 0 && m->o->ops->wait_clock) {
-		skip_msg(s, ivring__errmsg(s->r));
-		fail(m, s, exit_code(ret));
-		return;
-	}
-	if (s->clock_told)
-		return;
-	s->clock_told = true;
-	if (ret < 0)
-		tool_warn("%s; recording the guest's times", ivring__errmsg(s->r));
-	else if (!s->clock_ok)
-		tool_warn("%s: the guest does not answer clock requests (paused? /sys/module/ivring/parameters/sync_poll_ms 0?)%s",
-			  s->g->path, m->o->ops->wait_clock ?
-			  "; its events wait for it" : "");
+	if (seg_clock(&ms->s) == SEG_FAIL)
+		fail(m, ms, ms->s.err);
 }
 
 /* How many guests' bursts may wait for an answer at once. */
@@ -538,7 +355,7 @@ static void add_file(struct many *m, const char *path, int named)
 		if (named < 0 || m->told_missing[named])
 			return;
 		m->told_missing[named] = true;
-		if (m->o->follow) {
+		if (m->o->seg->follow) {
 			tool_warn("%s: %s; waiting for it", path, strerror(errno));
 		} else {
 			tool_warn("%s: %s", path, strerror(errno));
@@ -745,10 +562,10 @@ static void discover(struct many *m, int ifd)
 			next = now + RESCAN_MS * 1000000ULL;
 		}
 		/* Not following: done as soon as the last guest is. */
-		if (!m->o->follow && all_done(m))
+		if (!m->o->seg->follow && all_done(m))
 			break;
 		/* No watch: poll() on -1 is a plain nap. */
-		if (poll(&pfd, 1, m->o->follow ? 200 : 20) > 0) {
+		if (poll(&pfd, 1, m->o->seg->follow ? 200 : 20) > 0) {
 			/* What changed does not matter: look at it all. */
 			while (read(ifd, buf, sizeof(buf)) > 0)
 				;
@@ -775,7 +592,7 @@ int many_main(struct many_opts *o)
 	ifd = watch_init(&m);
 	if (ifd == -2)
 		return EXIT_USAGE;
-	m.reg = guest_reg_new(seg_free);
+	m.reg = guest_reg_new(mseg_free);
 	readers = calloc(o->threads, sizeof(*readers));
 	m.told_missing = calloc(o->nr_paths + 1, sizeof(*m.told_missing));
 	if (!m.reg || !readers || !m.told_missing) {
@@ -797,7 +614,7 @@ int many_main(struct many_opts *o)
 			break;
 		}
 	}
-	for (nc = 0; n && o->clock && nc < CLOCK_THREADS; nc++) {
+	for (nc = 0; n && o->seg->clock && nc < CLOCK_THREADS; nc++) {
 		if (pthread_create(&clockers[nc], NULL, clocker, &m)) {
 			tool_warn("cannot start a clock thread");
 			set_worst(&m, EXIT_RUNTIME);

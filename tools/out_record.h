@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The recording output of ivring-read record: whole pages copied into a
+ * trace.dat or a CTF directory, decoding nothing.
+ */
+#ifndef IVRING_OUT_RECORD_H
+#define IVRING_OUT_RECORD_H
+
+#include <stdbool.h>
+
+#include "seg.h"
+
+/* What the run records into (seg_conf.arg). */
+struct rec_conf {
+	const char *output;	/* -o FILE.dat; with @dir, the directory */
+	const char *ctf;	/* --ctf DIR */
+	const char *name;	/* -N: the guest's name in the file */
+	unsigned int version;	/* -V; 0: the default */
+	bool follow;		/* spool per CPU; else a snapshot */
+	/*
+	 * Many segments: each into DIR/NAME.dat (a CTF trace: DIR/NAME), NAME
+	 * its file's name, or the next NAME-N that no other recording has;
+	 * messages name the segment.
+	 */
+	bool dir;
+	bool progress;		/* a progress line on stderr */
+};
+
+extern const struct seg_ops rec_ops;
+
+#endif /* IVRING_OUT_RECORD_H */

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The text output of ivring-read: each event a line, as trace-cmd report
+ * prints a trace.dat, preceded by a loss line after events were lost.
+ *
+ * A batch is rendered into a buffer of its segment's own, then written
+ * out in one go under the stream's lock, flushed, and only then consumed:
+ * lines of different segments never interleave within a line, and a
+ * reader killed at any point has consumed nothing it did not write.  With
+ * many segments each line begins with its segment's name; lines are in
+ * time order per segment, not across segments.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libivring.h"
+#include "out_text.h"
+#include "read_clock.h"
+#include "read_common.h"
+#include "tool_msg.h"
+
+/* Event formats a segment may have: its ids are 16 bits. */
+#define NR_TYPES	65536
+#define LINE_START	4096
+
+/* A segment's lines: its own, so that no lock is held while rendering. */
+struct text_out {
+	char *buf;		/* the batch's lines */
+	size_t len, cap;
+	char *line;		/* one event's */
+	size_t line_len;
+	uint8_t *want;		/* -e: the event ids to print; NULL: all */
+	uint32_t listed;	/* the formats listed when @want was made */
+};
+
+/* Messages name the segment when its lines do. */
+#define text_warn(tc, s, fmt, ...) \
+	tool_warn("%s%s" fmt, (tc)->tag ? (s)->name : "", \
+		  (tc)->tag ? ": " : "", ##__VA_ARGS__)
+
+static bool grow(struct text_out *t, size_t more)
+{
+	size_t cap = t->cap ? t->cap : 65536;
+	char *p;
+
+	if (t->len + more <= t->cap)
+		return true;
+	while (cap < t->len + more)
+		cap *= 2;
+	p = realloc(t->buf, cap);
+	if (!p)
+		return false;
+	t->buf = p;
+	t->cap = cap;
+	return true;
+}
+
+static bool append(struct text_out *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return false;
+		if ((size_t)n < t->cap - t->len) {
+			t->len += n;
+			return true;
+		}
+		if (!grow(t, n + 1))
+			return false;
+	}
+}
+
+static bool is_wanted(const struct text_out *t, uint16_t type)
+{
+	return !t->want || (t->want[type / 8] & (1U << (type % 8)));
+}
+
+/*
+ * The event ids that -e selects, in this generation's formats.  Returns
+ * false when a pattern matches nothing, naming it unless @quiet.
+ */
+static bool build_filter(struct seg *s, const struct text_conf *tc,
+			 struct text_out *t, bool quiet)
+{
+	struct ivring_format_stats st = { .sz = sizeof(st) };
+	uint16_t *ids = malloc(NR_TYPES * sizeof(*ids));
+	bool ok = true;
+	unsigned int i;
+	int n, j;
+
+	if (!ids) {
+		tool_warn("out of memory");
+		return false;
+	}
+	memset(t->want, 0, NR_TYPES / 8);
+	for (i = 0; i < tc->nr_patterns; i++) {
+		n = ivring__match_events(s->r, tc->patterns[i], ids, NR_TYPES);
+		if (n <= 0) {
+			if (!quiet)
+				tool_warn("-e '%s' matches no event format in the segment (%d formats); try -e '*'",
+					  tc->patterns[i],
+					  ivring__match_events(s->r, "*", NULL, 0));
+			ok = false;
+		}
+		for (j = 0; j < n && j < NR_TYPES; j++)
+			t->want[ids[j] / 8] |= 1U << (ids[j] % 8);
+	}
+	free(ids);
+	if (!ivring__format_stats(s->r, &st))
+		t->listed = st.listed;
+	return ok;
+}
+
+/*
+ * An event that -e leaves out may be of a format the guest appended since
+ * the filter was built (ivring__event() looks for it): build it again
+ * then, so that "-e 'sys:*'" takes the new event too.
+ */
+static void refilter(struct seg *s, const struct text_conf *tc,
+		     struct text_out *t, uint16_t type)
+{
+	struct ivring_format_stats st = { .sz = sizeof(st) };
+
+	if (is_wanted(t, type))
+		return;
+	ivring__event(s->r, type);
+	if (ivring__format_stats(s->r, &st) || st.listed == t->listed)
+		return;
+	build_filter(s, tc, t, true);
+}
+
+static int select_cpus(struct seg *s, const struct text_conf *tc)
+{
+	struct ivring_info info = { .sz = sizeof(info) };
+	unsigned int cpu;
+
+	ivring__info(s->r, &info);
+	if (tc->max_cpu >= info.nr_cpus) {
+		tool_warn("--cpu %u: out of range, the segment has %u CPU%s (0-%u)",
+			  tc->max_cpu, info.nr_cpus, info.nr_cpus == 1 ? "" : "s",
+			  info.nr_cpus - 1);
+		return EXIT_USAGE;
+	}
+	for (cpu = 0; cpu < info.nr_cpus; cpu++)
+		ivring__select_cpu(s->r, cpu, cpu_in(tc->cpus, cpu));
+	return 0;
+}
+
+/* One event: its loss line, then its line unless -e leaves it out. */
+static int render(struct seg *s, const struct text_conf *tc,
+		  struct text_out *t, const struct ivring_event *ev)
+{
+	const char *tag = tc->tag ? s->name : "", *sep = tc->tag ? ": " : "";
+	struct ivring_event at;
+	int len;
+
+	s->n.events++;
+	s->n.bytes += ev->size;
+	s->n.lost += ev->lost;
+	if (ev->lost && !append(t, "%s%sCPU:%u [LOST %" PRIu64 " EVENTS]\n",
+				tag, sep, ev->cpu, ev->lost))
+		goto oom;
+	if (!is_wanted(t, ev->type)) {
+		/* Rendered all the same: it may name a pid's comm. */
+		ivring__snprint(s->r, ev, NULL, 0);
+		return 0;
+	}
+	ev = read_clock_event(s->r, &s->clk, ev, &at);
+	len = ivring__snprint(s->r, ev, t->line, t->line_len);
+	if (len < 0) {
+		text_warn(tc, s, "CPU %u: cannot render an event of type %u: %s",
+			  ev->cpu, ev->type, ivring__errmsg(s->r));
+		return EXIT_RUNTIME;
+	}
+	if ((size_t)len >= t->line_len) {
+		char *p = realloc(t->line, len + 1);
+
+		if (!p) {
+			text_warn(tc, s, "out of memory for a %d-byte line", len);
+			return EXIT_RUNTIME;
+		}
+		t->line = p;
+		t->line_len = len + 1;
+		ivring__snprint(s->r, ev, t->line, t->line_len);
+	}
+	if (!append(t, "%s%s%s\n", tag, sep, t->line))
+		goto oom;
+	s->n.shown++;
+	return 0;
+oom:
+	text_warn(tc, s, "out of memory");
+	return EXIT_RUNTIME;
+}
+
+/*
+ * The batch goes out whole, then is consumed: never the other way round.
+ * Returns 0, an exit code when writing failed (having said why; -1: the
+ * reader went away, as with | head, which is no error of ours), or the
+ * library's negative errno when the segment refused the commit.  After a
+ * failure nothing more is consumed: the next reader prints those events.
+ */
+static int write_out(struct seg *s, struct text_conf *tc, struct text_out *t)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&tc->lock);
+	if (tc->failed) {
+		ret = tc->failed;
+	} else if (t->len && (fwrite(t->buf, 1, t->len, tc->out) != t->len ||
+			      fflush(tc->out) || ferror(tc->out))) {
+		tc->failed = errno == EPIPE ? -1 : EXIT_RUNTIME;
+		if (tc->failed > 0)
+			tool_warn("%s: write error: %s",
+				  tc->path ? tc->path : "stdout", strerror(errno));
+		ret = tc->failed;
+	}
+	pthread_mutex_unlock(&tc->lock);
+	t->len = 0;
+	if (ret || s->failed)
+		return ret;
+	ret = ivring__commit(s->r);
+	if (!ret)
+		s->n.committed = s->n.events;
+	return ret;
+}
+
+static int text_start(struct seg *s)
+{
+	struct text_conf *tc = seg_arg(s);
+	struct text_out *t = s->out;
+	int err;
+
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t || !grow(t, 1) || !(t->line = malloc(LINE_START)) ||
+		    (tc->nr_patterns && !(t->want = malloc(NR_TYPES / 8)))) {
+			if (t) {
+				free(t->buf);
+				free(t->line);
+			}
+			free(t);
+			text_warn(tc, s, "out of memory");
+			return EXIT_RUNTIME;
+		}
+		t->line_len = LINE_START;
+		s->out = t;
+	}
+	if (tc->cpus) {
+		err = select_cpus(s, tc);
+		if (err)
+			return err;
+	}
+	/* A pattern that matches nothing is a user's error, at the start. */
+	if (t->want && !build_filter(s, tc, t, false) && !s->part)
+		return EXIT_USAGE;
+	return tc->out ? 0 : text_open(tc);
+}
+
+static int text_batch(struct seg *s, bool drain, int *err)
+{
+	struct text_conf *tc = seg_arg(s);
+	struct text_out *t = s->out;
+	struct ivring_event ev;
+	unsigned int n;
+	int ret = 0;
+
+	for (n = 0; n < tc->batch && !stop_is_requested(); n++) {
+		ret = ivring__next(s->r, &ev);
+		if (ret <= 0)
+			break;
+		if (t->want)
+			refilter(s, tc, t, ev.type);
+		*err = render(s, tc, t, &ev);
+		if (*err)
+			return -ECANCELED;
+	}
+	*err = write_out(s, tc, t);
+	if (*err < -1)
+		return *err;
+	if (*err)
+		return -ECANCELED;
+	/* A new generation or an error ends a batch: it must be seen. */
+	return ret < 0 || !n ? ret : (int)n;
+}
+
+static int text_end(struct seg *s)
+{
+	int err = write_out(s, seg_arg(s), s->out);
+
+	if (err < -1)
+		tool_warn("%s", ivring__errmsg(s->r));
+	return err > 0 ? err : err < -1 ? exit_code(err) : 0;
+}
+
+static void text_put(struct seg *s)
+{
+	struct text_out *t = s->out;
+
+	free(t->buf);
+	free(t->line);
+	free(t->want);
+	free(t);
+}
+
+static void text_summary(struct seg *s)
+{
+	const struct text_conf *tc = seg_arg(s);
+
+	fprintf(stderr, "ivring-read: %" PRIu64 " events read", s->n.events);
+	if (tc->nr_patterns)
+		fprintf(stderr, " (%" PRIu64 " printed)", s->n.shown);
+	fprintf(stderr, ", %" PRIu64 " lost, %" PRIu64 " bytes\n", s->n.lost,
+		s->n.bytes);
+	if (!s->c->peek && s->n.events > s->n.committed)
+		fprintf(stderr, "ivring-read: the last %" PRIu64 " events were not consumed: the next reader gets them again\n",
+			s->n.events - s->n.committed);
+}
+
+const struct seg_ops text_ops = {
+	.wait_clock = true,
+	.start = text_start,
+	.batch = text_batch,
+	.end = text_end,
+	.put = text_put,
+	.summary = text_summary,
+};
+
+int text_open(struct text_conf *tc)
+{
+	if (!tc->path) {
+		tc->out = stdout;
+		return 0;
+	}
+	tc->out = fopen(tc->path, "w");
+	if (!tc->out) {
+		tool_warn("%s: %s", tc->path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+int text_close(struct text_conf *tc, int err)
+{
+	if (tc->out && tc->out != stdout && fclose(tc->out) && !err) {
+		tool_warn("%s: %s", tc->path, strerror(errno));
+		err = EXIT_RUNTIME;
+	}
+	tc->out = NULL;
+	return err;
+}
