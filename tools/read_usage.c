@@ -81,7 +81,7 @@ static const char shared[] =
 "end, as Ctrl-C does after that.  Send it to the source host's reader once\n"
 "the migration completed; its --checkpoint then lets the destination's\n"
 "reader (--resume) deliver every event that the source's did not, and\n"
-"none twice.  See README, \"Live migration\".\n"
+"none twice.  See ivring-read(1), LIVE MIGRATION.\n"
 "\n";
 
 static const char text_tail[] =
@@ -90,8 +90,7 @@ static const char text_tail[] =
 "name); a guest's lines are in time order, different guests' are not\n"
 "merged.  A segment that fails a check, or whose file is truncated, is\n"
 "reported and skipped; the others read on.  -e, -C and the hand-over\n"
-"options are for one segment.  See README, \"Tracing every guest of a\n"
-"host\".\n"
+"options are for one segment.  See ivring-read(1), MANY GUESTS.\n"
 "\n"
 "ivring-read record writes a trace.dat or a CTF trace instead of text,\n"
 "copying pages and decoding nothing: see ivring-read record --help.\n"
