@@ -44,10 +44,7 @@ echo 0 > $t/tracing_on || exit 14
 for d in /proc/[0-9]*; do
 	echo "GUEST-PROC ${d#/proc/} $(cat $d/comm 2>/dev/null)"
 done
-for f in $t/per_cpu/cpu*/stats; do
-	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
-	sed "s/^/GUEST-STATS $c /" $f || exit 15
-done
+guest_stats || exit 15
 echo GUEST-DONE
 GUEST
 

@@ -213,10 +213,7 @@ echo 1 > $t/tracing_on || exit 14
 work
 echo 0 > $t/tracing_on || exit 15
 echo > $t/set_event
-for f in $t/per_cpu/cpu*/stats; do
-	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
-	sed "s/^/GUEST-STATS $c /" $f || exit 16
-done
+guest_stats || exit 16
 echo GUEST-DONE
 GUEST
 

@@ -75,10 +75,7 @@ echo "GUEST-AFTER entries $n0 -> $n1"
 kill $p
 wait $p
 echo 0 > $t/tracing_on || die "tracing_on"
-for f in $t/per_cpu/cpu*/stats; do
-	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
-	sed "s/^/GUEST-STATS $c /" $f || die "stats"
-done
+guest_stats || die "stats"
 rmmod ivring || die "rmmod"
 swapoff /dev/vda
 echo GUEST-DONE

@@ -85,10 +85,7 @@ sleep 1
 kill $p
 wait $p
 echo 0 > $t/tracing_on || exit 16
-for f in $t/per_cpu/cpu*/stats; do
-	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
-	sed "s/^/GUEST-STATS $c /" $f || exit 17
-done
+guest_stats || exit 17
 ftrace_alive loaded
 rmmod ivring || { echo "FAIL: rmmod"; exit 18; }
 echo GUEST-DONE

@@ -228,31 +228,56 @@ wait
 GUEST
 }
 
+# vm_guest_lib: the shell functions that vm_run puts before every guest
+# script (--script), so that each script can call them:
+#   guest_stats  every CPU's per_cpu stats as "GUEST-STATS <cpu> <line>",
+#                for vm_guest_stats (lib.awk); fails when a read does
+vm_guest_lib() {
+	cat <<'GUEST'
+guest_stats() {
+	local f c
+
+	for f in /sys/kernel/ivring/per_cpu/cpu*/stats; do
+		c=${f#/sys/kernel/ivring/per_cpu/cpu}; c=${c%/stats}
+		sed "s/^/GUEST-STATS $c /" $f || return 1
+	done
+}
+GUEST
+}
+
+# vm_guest_script FILE: FILE with vm_guest_lib before it, as FILE.run;
+# prints that path, for ivring-vm's --script.
+vm_guest_script() {
+	{ vm_guest_lib; cat "$1"; } >"$1.run" || fail "cannot write $1.run"
+	echo "$1.run"
+}
+
 # vm_guest_stop_tracing: print the lines of a guest script (after
-# t=/sys/kernel/ivring) that stop tracing and print every CPU's per_cpu
-# stats as "GUEST-STATS <cpu> <line>", for vm_guest_stats (lib.awk); they
-# exit 90 or 91 when that fails.
+# t=/sys/kernel/ivring) that stop tracing and print every CPU's stats
+# (guest_stats); they exit 90 or 91 when that fails.
 vm_guest_stop_tracing() {
 	cat <<'GUEST'
 echo 0 > $t/tracing_on || exit 90
-for f in $t/per_cpu/cpu*/stats; do
-	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
-	sed "s/^/GUEST-STATS $c /" $f || exit 91
-done
+guest_stats || exit 91
 GUEST
 }
 
 # vm_run LOG ARGS...: run tools/ivring-vm with the watchdog, --scan-dmesg,
 # the module and ARGS; its console goes to LOG.  Sets vm_rc and vm_secs.
-# A --shm NAME among ARGS is removed at exit.
+# A --shm NAME among ARGS is removed at exit; a --script FILE runs with
+# vm_guest_lib's functions before it.
 vm_run() {
-	local log=$1 a prev='' t0
+	local log=$1 a prev='' t0 i
 	shift
 
-	for a in "$@"; do
+	local -a args=("$@")
+	for i in "${!args[@]}"; do
+		a=${args[i]}
 		[ "$prev" = --shm ] && vm_shms+=("$a")
+		[ "$prev" = --script ] && args[i]=$(vm_guest_script "$a")
 		prev=$a
 	done
+	set -- "${args[@]}"
 	t0=$(date +%s.%N)
 	"$ivring_vm" --timeout "$vm_timeout" --scan-dmesg --kver "$vm_kver" \
 		--module "$module" --log "$log.console" "$@" >"$log" 2>&1 </dev/null &

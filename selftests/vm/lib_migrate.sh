@@ -69,7 +69,7 @@ mig_vm() {
 		--module "$module" --mem 256M --shm "$shm" \
 		--shm-size "${mig_shm_size:-16M}" \
 		--monitor "$vm_tmp/$role.mon" --log "$vm_tmp/$role.console" \
-		--script "$vm_tmp/guest.sh" \
+		--script "$(vm_guest_script "$vm_tmp/guest.sh")" \
 		--qemu-arg -serial --qemu-arg "pipe:$vm_tmp/$role.chan" \
 		"$@" >"$vm_tmp/$role.log" 2>&1 </dev/null &
 	mig_pid[$role]=$!

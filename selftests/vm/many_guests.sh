@@ -101,7 +101,8 @@ guest_start() {
 	vm_shms+=("${shm_of[$role]}")
 	"$ivring_vm" --timeout "$vm_timeout" --scan-dmesg --kver "$vm_kver" \
 		--module "$module" --mem 256M --shm "${shm_of[$role]}" --keep-shm \
-		--log "$vm_tmp/$role.console" --script "$vm_tmp/$role.sh" \
+		--log "$vm_tmp/$role.console" \
+		--script "$(vm_guest_script "$vm_tmp/$role.sh")" \
 		--qemu-arg -serial --qemu-arg "pipe:$vm_tmp/$role.chan" \
 		>"$vm_tmp/$role.log" 2>&1 </dev/null &
 	vm_pid_of[$role]=$!

@@ -63,10 +63,7 @@ done
 wait
 echo 0 > $t/tracing_on || exit 18
 echo "GUEST-MODE $(cat $t/mode)"
-for f in $t/per_cpu/cpu*/stats; do
-	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
-	sed "s/^/GUEST-STATS $c /" $f || exit 19
-done
+guest_stats || exit 19
 echo > $t/set_event
 echo GUEST-DONE
 GUEST

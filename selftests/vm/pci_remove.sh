@@ -132,10 +132,7 @@ step=7
 kill $wl
 wait $wl
 echo 0 > $t/tracing_on || die "tracing_on"
-for f in $t/per_cpu/cpu*/stats; do
-	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
-	sed "s/^/GUEST-STATS $c /" $f || die "stats"
-done
+guest_stats || die "stats"
 rmmod ivring || die "rmmod"
 echo GUEST-DONE
 GUEST

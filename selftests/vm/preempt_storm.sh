@@ -44,10 +44,7 @@ echo "STORM-PREEMPTIBLE \$(cat /sys/module/ivring/parameters/preempt_storm)"
 echo 1 > \$t/events/sched/sched_switch/enable || exit 13
 for i in 1 2 3 4 5; do ls /proc > /dev/null; usleep 20000; done
 echo 0 > \$t/tracing_on || exit 14
-for f in \$t/per_cpu/cpu*/stats; do
-	c=\${f#\$t/per_cpu/cpu}; c=\${c%/stats}
-	sed "s/^/GUEST-STATS \$c /" \$f || exit 15
-done
+guest_stats || exit 15
 echo GUEST-DONE
 GUEST
 

@@ -80,10 +80,7 @@ fi
 kill $p
 wait $p
 echo 0 > $t/tracing_on || exit 13
-for f in $t/per_cpu/cpu*/stats; do
-	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
-	sed "s/^/GUEST-STATS $c /" $f || exit 14
-done
+guest_stats || exit 14
 rmmod ivring || { echo "FAIL: rmmod"; exit 16; }
 echo GUEST-DONE
 GUEST

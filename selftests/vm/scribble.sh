@@ -116,10 +116,7 @@ echo 'sched:* timer:* irq:* raw_syscalls:*' > $t/set_event || exit 11
 echo 1 > $t/reset || { echo "FAIL: the last reset"; exit 20; }
 work; work; work; work
 echo 0 > $t/tracing_on || exit 14
-for f in $t/per_cpu/cpu*/stats; do
-	c=${f#$t/per_cpu/cpu}; c=${c%/stats}
-	sed "s/^/GUEST-STATS $c /" $f || exit 21
-done
+guest_stats || exit 21
 [ $bad = 0 ] || { echo "FAIL: $bad steps failed under the storm"; exit 22; }
 echo GUEST-DONE
 GUEST
