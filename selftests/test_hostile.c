@@ -441,6 +441,18 @@ static void use_event(struct __test_metadata *_metadata, struct ivring *r,
 }
 
 /*
+ * A live test's header page and format area back as the writer left them,
+ * LIVE, after a mutation made the segment unopenable.
+ */
+static void restore_live_header(struct seg *s, const u8 *hdr_page)
+{
+	memcpy(s->map, hdr_page, HS_PAGE);
+	((struct ivring_header *)s->map)->state = IVRING_STATE_LIVE;
+	memcpy(s->map + s->hdr.format_offset, s->orig + s->hdr.format_offset,
+	       s->hdr.format_size);
+}
+
+/*
  * Up to @n events, each used as a tool would (use_event()); *@got counts
  * them.  Returns what the last ivring__next() returned.
  */
@@ -1375,12 +1387,7 @@ TEST_F_TIMEOUT(hostile, live_stepped, 900)
 			reopens++;
 			budget += PASS_EVENTS_MAX;
 			if (live_open(s, &r, &ps)) {
-				memcpy(s->map, hdr_page, HS_PAGE);
-				((struct ivring_header *)s->map)->state =
-					IVRING_STATE_LIVE;
-				memcpy(s->map + s->hdr.format_offset,
-				       s->orig + s->hdr.format_offset,
-				       s->hdr.format_size);
+				restore_live_header(s, hdr_page);
 				hs_ctx_add(" reopen after restoring header");
 				ASSERT_EQ(0, live_open(s, &r, &ps))
 					TH_LOG("%s", hs_ctx);
@@ -1497,12 +1504,7 @@ TEST_F_TIMEOUT(hostile, live_racing, 900)
 		for (k = 0; live_open(s, &r, &ps); k++) {
 			/* The mutator may have hit the header meanwhile. */
 			ASSERT_LT(k, 10000) TH_LOG("cannot reopen");
-			memcpy(s->map, hdr_page, HS_PAGE);
-			((struct ivring_header *)s->map)->state =
-				IVRING_STATE_LIVE;
-			memcpy(s->map + s->hdr.format_offset,
-			       s->orig + s->hdr.format_offset,
-			       s->hdr.format_size);
+			restore_live_header(s, hdr_page);
 		}
 	}
 	wr.stop = mu.stop = true;
