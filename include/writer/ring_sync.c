@@ -35,7 +35,7 @@
  */
 int ivw_sync_answer(struct ivw_writer *w)
 {
-	/* Paired with the host's release store of it (lib/clock_sync.c). */
+	/* Paired with the host's release store of it (lib/generation/clock_sync.c). */
 	u64 seq = virt_load_acquire(&w->host->sync_seq);
 
 	if (!seq)
@@ -46,7 +46,7 @@ int ivw_sync_answer(struct ivw_writer *w)
 	WRITE_ONCE(w->hdr->sync.answers, ++w->sync_answers);
 	/*
 	 * The clock reading before the seq that says it answers; paired
-	 * with the host's acquire load of sync.seq (lib/clock_sync.c).
+	 * with the host's acquire load of sync.seq (lib/generation/clock_sync.c).
 	 */
 	virt_store_release(&w->hdr->sync.seq, seq);
 	w->sync_last = seq;
