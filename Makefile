@@ -95,7 +95,7 @@ BASE_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE $(WARNINGS) -MMD -MP \
 
 TEP_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags libtraceevent 2>/dev/null)
 TEP_LIBS	:= $(or $(shell $(PKG_CONFIG) --libs libtraceevent 2>/dev/null),-ltraceevent)
-LIBS		:= $(TEP_LIBS) -lpthread
+LIBS		:= $(TEP_LIBS) -lpthread -ldl
 # The tools' many-guest registry (tools/guest_registry.c); not the library's.
 URCU_LIBS	:= -lurcu -lurcu-cds
 TOOL_LIBS	:= $(URCU_LIBS) $(LIBS)

@@ -260,6 +260,11 @@ TEST_F(api, rec_open_errbuf)
 	ASSERT_NE(NULL, strstr(err, "unknown format 99")) TH_LOG("%s", err);
 	ASSERT_STREQ(err, ivring__errmsg(r));
 
+	/* No path: refused, and said too. */
+	err[0] = '\0';
+	ASSERT_EQ(-EINVAL, ivring__rec_open(r, "", &ro, &w));
+	ASSERT_NE(NULL, strstr(err, "no path")) TH_LOG("%s", err);
+
 	/* A failure of the file's, late in the open: said the same way. */
 	err[0] = '\0';
 	ro.format = IVRING_REC_CTF;

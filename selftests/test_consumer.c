@@ -212,6 +212,17 @@ TEST_F(consumer, magic_overwritten)
 	}
 	ivring__rec_close(w, NULL, 0);
 
+	/*
+	 * The magic back, the generation the same: the reader attaches
+	 * again and reads on from where it consumed, as the verdict was on
+	 * a header that did not load, not on this one.
+	 */
+	*h = saved;
+	ASSERT_EQ(-ESTALE, ivring__next(r, &ev)) TH_LOG("%s", ivring__errmsg(r));
+	ASSERT_EQ(0, read_run(r, 10, 20, &next));
+	h->magic = 0xffffffff;
+	ASSERT_EQ(-ENOTTY, ivring__next(r, &ev));
+
 	/* Mid-format, the magic cleared after FORMATTING: a wait. */
 	h->state = IVRING_STATE_FORMATTING;
 	h->magic = 0;

@@ -16,9 +16,10 @@
  * was there before, or to the default action.
  *
  * A signal handler is the process's, not a library's: it is installed
- * only when the application asks (ivring__sigbus_guard()).  While it is,
- * the library stays loaded (RTLD_NODELETE): a dlclose() must not leave
- * the handler pointing at unmapped code.
+ * only when the application asks (ivring__sigbus_guard()).  From then on
+ * the library stays loaded (RTLD_NODELETE), even once the handler is taken
+ * out again: a dlclose() must not leave a handler pointing at unmapped
+ * code, in the chain of one installed after ours.
  *
  * The guard saves no signal mask (a sigprocmask per call would cost a
  * system call per event); the handler is installed with SA_NODEFER, so
@@ -48,6 +49,7 @@ static __thread struct guard *guard_top
 	__attribute__((tls_model("initial-exec")));
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction prev_action;
+static bool installed;		/* ours is in the chain; under install_lock */
 
 /* Whoever handled SIGBUS before us gets every fault that is not ours. */
 static void pass_on(int sig, siginfo_t *si, void *uc)
@@ -79,12 +81,21 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	pass_on(sig, si, uc);
 }
 
+/*
+ * Weak: a program linked statically against libivring.a has nothing to
+ * unload, and would get glibc's link-time warning for dlopen() in a static
+ * program; there these are NULL and the pin is not needed.
+ */
+#pragma weak dladdr
+#pragma weak dlopen
+
 /* Keep this library mapped for as long as the process lives. */
 static void pin_library(void)
 {
 	Dl_info info;
 
-	if (dladdr((void *)on_sigbus, &info) && info.dli_fname)
+	if (dladdr && dlopen && dladdr((void *)on_sigbus, &info) &&
+	    info.dli_fname)
 		dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
@@ -94,9 +105,10 @@ static bool ours(const struct sigaction *sa)
 }
 
 /*
- * Ours goes in front of whatever handles SIGBUS now, which gets every
- * fault that is not ours; a handler installed since the last call is
- * taken into the chain, not lost.
+ * Once installed, ours stays in the chain until ivr_guard_remove() takes
+ * it out: a handler installed after it may pass faults on to it, so
+ * putting ours in front of that one again would make the two call each
+ * other for ever.  So a second install does nothing.
  */
 int ivr_guard_install(void)
 {
@@ -104,31 +116,33 @@ int ivr_guard_install(void)
 		.sa_sigaction = on_sigbus,
 		.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK,
 	};
-	struct sigaction cur;
 	int ret = 0;
 
 	sigemptyset(&sa.sa_mask);
 	pthread_mutex_lock(&install_lock);
-	if (sigaction(SIGBUS, NULL, &cur)) {
-		ret = -errno;
-	} else if (!ours(&cur)) {
+	if (!installed) {
 		pin_library();
-		prev_action = cur;
-		if (sigaction(SIGBUS, &sa, NULL))
+		if (sigaction(SIGBUS, &sa, &prev_action))
 			ret = -errno;
+		else
+			installed = true;
 	}
 	pthread_mutex_unlock(&install_lock);
 	return ret;
 }
 
+/*
+ * Only while ours is the handler: one installed after it took SIGBUS over
+ * and may pass faults on to ours, which then stays behind it.
+ */
 void ivr_guard_remove(void)
 {
 	struct sigaction cur;
 
 	pthread_mutex_lock(&install_lock);
-	/* One installed after ours took it over: leave it alone. */
-	if (!sigaction(SIGBUS, NULL, &cur) && ours(&cur))
-		sigaction(SIGBUS, &prev_action, NULL);
+	if (installed && !sigaction(SIGBUS, NULL, &cur) && ours(&cur) &&
+	    !sigaction(SIGBUS, &prev_action, NULL))
+		installed = false;
 	pthread_mutex_unlock(&install_lock);
 }
 

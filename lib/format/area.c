@@ -291,6 +291,7 @@ static int refresh(struct ivring *r, void *arg)
 	u64 cap = r->hdr.format_size - sizeof(*live);
 	struct ivr_formats *fs = r->fmts;
 	u32 nr, used, listed = fs->nr;
+	bool retired;
 	int ret;
 
 	/* Paired with the writer's store-release of nr_events. */
@@ -313,14 +314,16 @@ static int refresh(struct ivring *r, void *arg)
 		return 0;
 	}
 	ret = str_retire(fs);
+	retired = !ret;
 	if (!ret)
 		ret = frame_more(fs, (const u8 *)(live + 1), nr, used);
 	/*
 	 * The new block holds only its strings, as nothing points into it
 	 * yet: a guest that appends one small record at a time must not cost
-	 * a 4 KiB block each.
+	 * a 4 KiB block each.  Not if the retirement failed: then fs->str is
+	 * still the block that ivring__format() handed strings out of.
 	 */
-	if (fs->str && fs->str_len < fs->str_cap) {
+	if (retired && fs->str && fs->str_len < fs->str_cap) {
 		char *p = realloc(fs->str, fs->str_len ? fs->str_len : 1);
 
 		if (p) {

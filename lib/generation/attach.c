@@ -116,6 +116,7 @@ void ivr_heartbeat(struct ivring *r)
 int ivr_check_generation(struct ivring *r)
 {
 	const struct ivring_header *live = ivr_live_header(r);
+	bool loaded;
 	int ret;
 
 	if (r->attached && ivr_load_acquire(&live->magic) == IVRING_MAGIC &&
@@ -124,6 +125,7 @@ int ivr_check_generation(struct ivring *r)
 		return 0;
 
 	ret = ivr_load_header(r);
+	loaded = !ret;
 	if (ret == -EAGAIN)
 		return 1;	/* mid-format: the magic comes back last */
 	/*
@@ -148,8 +150,13 @@ int ivr_check_generation(struct ivring *r)
 		if (ret == -ENOMEM)
 			return ret;
 		r->attach_err = ret;
-		/* A header that did not even load is compared with nothing. */
-		if (r->hdr.generation == ivr_load(&live->generation))
+		/*
+		 * A header that loaded and that we could not attach to is
+		 * the verdict to repeat while it stays; one that did not even
+		 * load is compared with nothing (r->hdr is still the last
+		 * good one, which must not be taken for it).
+		 */
+		if (loaded)
 			r->failed_hdr = r->hdr;
 		else
 			memset(&r->failed_hdr, 0, sizeof(r->failed_hdr));

@@ -29,6 +29,14 @@ static void gen_detach(struct ivring *r)
 	ivr_iter_detach(r);
 }
 
+/*
+ * A function behind a versioned name (ivring__open@@LIBIVRING_1.5): it
+ * must be visible for the shared library to export its version; the
+ * version script exports only the name, and the static archive makes the
+ * ivr_ one local (Makefile, LIB_RELOC).
+ */
+#define IVR_VERSIONED	__attribute__((visibility("default")))
+
 static const struct ivr_gen_ops gen_ops = {
 	.attach = gen_attach,
 	.placed = ivr_iter_placed,
@@ -62,24 +70,25 @@ static int open_failed(const struct ivring_open_opts *opts, struct ivring *r,
 	return ret;
 }
 
+/* @guard: install the SIGBUS guard, as 1.0's open did, once it may. */
 static int open_handle(const char *path, const struct ivring_open_opts *opts,
-		       struct ivring **out)
+		       struct ivring **out, bool guard)
 {
 	const unsigned int known = IVRING_OPEN_PEEK | IVRING_OPEN_RDONLY |
 				   IVRING_OPEN_EXPLICIT_COMMIT;
-	unsigned int flags = 0;
+	struct ivring_open_opts o = { 0 };
+	unsigned int flags;
 	struct ivring *r;
 	int ret;
 
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (opts && (opts->sz < sizeof(opts->sz) ||
-		     !ivr_struct_tail_zero(opts, opts->sz, sizeof(*opts))))
+	/* A program built against an older header: its fields, then zeros. */
+	if (opts && ivr_struct_in(&o, sizeof(o), opts, sizeof(opts->sz)))
 		return open_failed(opts, NULL, -EINVAL,
 				   "ivring_open_opts: sz is too small, or fields this library does not know are set; is the header newer than the library?");
-	if (opts && ivr_struct_has(opts, struct ivring_open_opts, flags))
-		flags = opts->flags;
+	flags = o.flags;
 	if (flags & ~known)
 		return open_failed(opts, NULL, -EINVAL,
 				   "ivring_open_opts: unknown flags set; is the header newer than the library?");
@@ -94,6 +103,8 @@ static int open_handle(const char *path, const struct ivring_open_opts *opts,
 	r->explicit_commit = flags & IVRING_OPEN_EXPLICIT_COMMIT;
 	r->gen_ops = &gen_ops;
 
+	if (guard)
+		ivr_guard_install();
 	ret = ivr_map_file(r, path, flags & IVRING_OPEN_RDONLY);
 	if (!ret)
 		ret = ivr_guarded(r, open_mapped, NULL);
@@ -109,24 +120,24 @@ static int open_handle(const char *path, const struct ivring_open_opts *opts,
  * Since 1.5 the SIGBUS guard is the application's to install
  * (ivring__sigbus_guard()); ivring__open() installs nothing.
  */
-IVRING_API int ivr_open_1_5(const char *path,
-			    const struct ivring_open_opts *opts,
-			    struct ivring **out)
+IVR_VERSIONED int ivr_open_1_5(const char *path,
+			       const struct ivring_open_opts *opts,
+			       struct ivring **out)
 {
-	return open_handle(path, opts, out);
+	return open_handle(path, opts, out, false);
 }
 __asm__(".symver ivr_open_1_5, ivring__open@@LIBIVRING_1.5");
 
 /*
  * Programs built against libivring 1.0 to 1.4 were promised that the
- * first open installs it: they still get that.
+ * first open installs it: they still get that, at the point of the open
+ * where 1.4 installed it (an open refused for its arguments does not).
  */
-IVRING_API int ivr_open_1_0(const char *path,
-			    const struct ivring_open_opts *opts,
-			    struct ivring **out)
+IVR_VERSIONED int ivr_open_1_0(const char *path,
+			       const struct ivring_open_opts *opts,
+			       struct ivring **out)
 {
-	ivr_guard_install();
-	return open_handle(path, opts, out);
+	return open_handle(path, opts, out, true);
 }
 __asm__(".symver ivr_open_1_0, ivring__open@LIBIVRING_1.0");
 

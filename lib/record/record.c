@@ -245,10 +245,19 @@ int ivring__rec_open(struct ivring *r, const char *path,
 	struct ivr_msg why;
 	int ret;
 
-	if (!r || !path || !*path || !opts || !out ||
-	    opts->sz < sizeof(opts->sz))
+	if (!out)
 		return -EINVAL;
 	*out = NULL;
+	if (!opts || opts->sz < sizeof(opts->sz))
+		return -EINVAL;
+	if (!r || !path || !*path) {
+		ivr_msg_set(&why, -EINVAL, "ivring__rec_open: %s",
+			    !r ? "no reader" : "no path to record into");
+		if (ivr_struct_has(opts, struct ivring_rec_opts, errbuf_len) &&
+		    opts->errbuf && opts->errbuf_len)
+			snprintf(opts->errbuf, opts->errbuf_len, "%s", why.text);
+		return r ? ivr_reader_fail(r, -EINVAL, why.text) : -EINVAL;
+	}
 	/* A program built against an older header: its fields, then zeros. */
 	if (ivr_struct_in(&o, sizeof(o), opts, REC_OPTS_SZ_FIRST)) {
 		ivr_msg_set(&why, -EINVAL, opts->sz < REC_OPTS_SZ_FIRST ?
@@ -295,7 +304,7 @@ static int check_page(struct ivring_rec *w, u32 cpu,
 				   cpu, w->info.nr_subbufs);
 	if (!pg)
 		return 0;
-	if (pg->sz < offsetof(struct ivring_page, data) + sizeof(pg->data))
+	if (!ivr_struct_has(pg, struct ivring_page, data))
 		return -EINVAL;
 	if (pg->size != w->info.subbuf_size || pg->len > pg->size - 16)
 		return ivr_err(w, -EINVAL,
@@ -367,7 +376,9 @@ int ivring__rec_read(struct ivring_rec *w, struct ivring *r, unsigned int cpu,
 	u8 *slot;
 	int ret;
 
-	if (!w || !r || !pg || pg->sz < sizeof(*pg))
+	/* The fields it fills, as ivring__read_page() asks of a page. */
+	if (!w || !r || !pg ||
+	    !ivr_struct_has(pg, struct ivring_page, data))
 		return -EINVAL;
 	ret = check_page(w, cpu, NULL);
 	if (ret)
