@@ -7,13 +7,16 @@
 #
 #   layer NAME GLOB...      the files of layer NAME (paths relative to FOLDER)
 #   sees NAME GLOB...       NAME's files include only headers matching these
-#                           (its own layer's always)
+#                           (its own layer's always), through the headers
+#                           they include too, and call in lower layers only
+#                           what those headers declare
 #   pair FILE FILE REASON   two files of one layer that call each other by
 #                           design
 #
 # Checked: every .c and .h under FOLDER is in exactly one layer; every
-# #include "..." names a header of its own layer or a lower one, or one of
-# the folders FOLDER may see (ALLOWED below); and, with OBJDIR, where each
+# #include that names a file of the project ("..." or <...>, resolved as
+# the compiler would, paths normalised) names a header of its own layer or
+# a lower one, or one of the folders FOLDER may see (ALLOWED below); and, with OBJDIR, where each
 # FOLDER/X.c was built as OBJDIR/X.o, every symbol an object uses that
 # another of them defines is of its own layer or a lower one, and the
 # objects form no circle but the declared pairs.  Prints "ok" or "not ok" lines and
@@ -113,55 +116,86 @@ matches() {	# matches PATH GLOB...
 	return 1
 }
 
+# Where an #include of FILE names a project file: the path from the top,
+# normalised, or nothing for a system header.  A quoted one is looked for
+# beside FILE first, as the compiler does; then, for both kinds, at the
+# folder's top and in the search paths.
+resolve() {	# resolve FILE INCLUDE QUOTED
+	local f=$1 inc=$2 dir c
+
+	dir=$(dirname "$f")
+	for c in ${3:+"$folder/$dir/$inc"} "$folder/$inc" \
+		 $(for s in $search; do echo "$s/$inc"; done); do
+		if [ -e "$top/$c" ]; then
+			realpath -m --relative-to="$top" "$top/$c"
+			return
+		fi
+	done
+}
+
+# The includes of FILE, one "q NAME" (quoted) or "a NAME" (angle) a line.
+includes_of() {
+	sed -n -e 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/q \1/p' \
+	       -e 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*<\([^>]*\)>.*/a \1/p' "$1"
+}
+
 # Includes.
 bad_inc=0
 for f in "${files[@]}"; do
 	l=${layer_of[$f]:-}
 	[ -n "$l" ] || continue
-	dir=$(dirname "$f")
-	while IFS= read -r inc; do
-		# Beside the file, at the folder's top, or in a search path.
-		if [ "$dir" != . ] && [ -e "$dir/$inc" ]; then
-			target=$dir/$inc
-		elif [ -e "$inc" ]; then
-			target=$inc
-		else
-			target=
-			for s in $search; do
-				if [ -e "$top/$s/$inc" ]; then
-					target=/$s/$inc
-					break
+	# A layer that sees only some headers sees only them through the
+	# headers it includes, too: follow its includes through the folder.
+	todo=("$f")
+	declare -A done_inc=()
+	while [ ${#todo[@]} -gt 0 ]; do
+		cur=${todo[0]}
+		todo=("${todo[@]:1}")
+		while read -r kind inc; do
+			target=$(resolve "$cur" "$inc" "${kind#a}")
+			if [ -z "$target" ]; then
+				[ "$kind" = q ] || continue	# a system header
+				not_ok "$cur includes \"$inc\", which is nowhere it may look"
+				bad_inc=1
+				continue
+			fi
+			if [ "${target#"$folder"/}" = "$target" ]; then
+				# Outside the folder: only what it may see.
+				# shellcheck disable=SC2086
+				if ! matches "$target" $allowed; then
+					not_ok "$cur includes $target, outside what $folder may include ($allowed)"
+					bad_inc=1
 				fi
-			done
-		fi
-		target=${target#./}
-		if [ -z "$target" ]; then
-			not_ok "$f includes \"$inc\", which is nowhere it may look"
-			bad_inc=1
-			continue
-		fi
-		if [ "${target:0:1}" = / ]; then
-			# Outside the folder: only what it may see.
-			# shellcheck disable=SC2086
-			if ! matches "${target#/}" $allowed; then
-				not_ok "$f includes ${target#/}, outside what $folder may include ($allowed)"
-				bad_inc=1
+				continue
 			fi
-			continue
-		fi
-		t=${layer_of[$target]:-}
-		[ -n "$t" ] || continue
-		if [ "${rank[$t]}" -gt "${rank[$l]}" ]; then
-			not_ok "$f ($l) includes $target, of the higher layer $t"
-			bad_inc=1
-		elif [ -n "${sees[$l]:-}" ] && [ "$t" != "$l" ]; then
-			# shellcheck disable=SC2086
-			if ! matches "$target" ${sees[$l]}; then
-				not_ok "$f ($l) includes $target; $l sees only ${sees[$l]}"
+			target=${target#"$folder"/}
+			t=${layer_of[$target]:-}
+			if [ -z "$t" ]; then
+				not_ok "$cur includes $target, which is in no layer"
 				bad_inc=1
+				continue
 			fi
-		fi
-	done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+			if [ "$cur" = "$f" ] && [ "${rank[$t]}" -gt "${rank[$l]}" ]; then
+				not_ok "$f ($l) includes $target, of the higher layer $t"
+				bad_inc=1
+			elif [ -n "${sees[$l]:-}" ] && [ "$t" != "$l" ]; then
+				# shellcheck disable=SC2086
+				if ! matches "$target" ${sees[$l]}; then
+					if [ "$cur" = "$f" ]; then
+						not_ok "$f ($l) includes $target; $l sees only ${sees[$l]}"
+					else
+						not_ok "$f ($l) includes $target through $cur; $l sees only ${sees[$l]}"
+					fi
+					bad_inc=1
+				fi
+			fi
+			if [ -n "${sees[$l]:-}" ] && [ -z "${done_inc[$target]:-}" ]; then
+				done_inc[$target]=1
+				todo+=("$target")
+			fi
+		done < <(includes_of "$cur")
+	done
+	unset done_inc
 done
 [ $bad_inc = 0 ] && echo "ok: $folder: ${#files[@]} files, each includes only its own layer, lower ones and what $folder may include"
 
@@ -193,6 +227,22 @@ done | awk '
 		}
 	}' | sort -u)
 
+# What a layer that sees only some headers may call in the layers below:
+# the functions those headers declare.  Their text, a file a layer.
+declare -A sees_decl sees_decl_file
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/check_layers.XXXXXX") || exit 2
+trap 'rm -rf "$scratch"' EXIT
+for l in "${!sees[@]}"; do
+	sees_decl[$l]=1
+	sees_decl_file[$l]=$scratch/$l
+	: >"$scratch/$l"
+	for f in "${files[@]}"; do
+		case $f in *.h) ;; *) continue ;; esac
+		# shellcheck disable=SC2086
+		matches "$f" ${sees[$l]} && cat "$f" >>"$scratch/$l"
+	done
+done
+
 bad_call=0
 declare -A graph
 while read -r from to sym; do
@@ -206,6 +256,10 @@ while read -r from to sym; do
 	fi
 	if [ "${rank[$lt]}" -gt "${rank[$lf]}" ]; then
 		not_ok "$from ($lf) uses $sym of $to, of the higher layer $lt"
+		bad_call=1
+	elif [ -n "${sees_decl[$lf]:-}" ] && [ "$lt" != "$lf" ] &&
+	     ! grep -qw -- "$sym" "${sees_decl_file[$lf]}"; then
+		not_ok "$from ($lf) uses $sym of $to, which no header that $lf sees declares (${sees[$lf]})"
 		bad_call=1
 	fi
 	graph["$from $to"]=1
