@@ -390,8 +390,8 @@ install: all
 
 # "man ivring__open" and the like: one page per exported function, each
 # pointing at libivring(3), which documents them all.
-MAN3_LINKS	:= $(shell sed -n 's/^[[:space:]]*\(ivring__[a-z_]*\);$$/\1/p' \
-			lib/libivring.map)
+MAN3_LINKS	:= $(sort $(shell sed -n 's/^[[:space:]]*\(ivring__[a-z_]*\);$$/\1/p' \
+			lib/libivring.map))
 
 # The module's sources and a dkms.conf, for "dkms install ivring/$(VERSION)".
 # The test build's hooks need IVRING_TEST, which DKMS never sets.

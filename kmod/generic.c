@@ -233,7 +233,7 @@ int ivr_generic_store_format(struct ivr_generic *g, struct ivr_instance *inst)
 	if (!inst || g->format_gen == inst->w.generation)
 		return 0;
 	ret = ivw_add_format(&inst->w, g->ev.id, g->ev.sys, g->format,
-				g->format_len);
+			     g->format_len);
 	if (ret == -ENOSPC)
 		pr_err("the segment's format area is full (%u bytes of formats); %s:%s cannot be enabled until the segment is formatted again (reset)\n",
 		       inst->w.fmt_used, g->ev.sys, g->ev.name);

@@ -172,7 +172,7 @@ static int ivr_format_segment(struct ivr_instance *inst)
 		return -ENOMEM;
 
 	ret = ivw_format(&inst->w, inst->base, &p,
-			    ivr_new_generation(inst->base), cpus, inst->slots);
+			 ivr_new_generation(inst->base), cpus, inst->slots);
 	if (ret)
 		return ret;
 	ret = ivr_events_add_formats(inst);

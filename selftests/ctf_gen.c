@@ -180,7 +180,7 @@ static int natives(const char *set, const char *path)
 			 fake_clock, FMT_AREA);
 	for (i = 0; !ret && i < n; i++)
 		ret = ivw_add_format(&s.w, v[i].id, v[i].sys, v[i].text,
-					v[i].len);
+				     v[i].len);
 	if (ret)
 		return fprintf(stderr, "ctf_gen: segment: %s\n", strerror(-ret)), 1;
 	ivw_set_state(&s.w, IVRING_STATE_LIVE);
@@ -196,7 +196,7 @@ static int natives(const char *set, const char *path)
 			for (cpu = 0; cpu < 2; cpu++) {
 				tick();
 				ret = ivw_write(&s.w, cpu, buf,
-						   fill(ev, buf, v[i].id));
+						fill(ev, buf, v[i].id));
 				if (ret)
 					return fprintf(stderr, "ctf_gen: write: %s\n",
 						       strerror(-ret)), 1;

@@ -211,10 +211,10 @@ int main(int argc, char **argv)
 	ret = synth_add_formats(&w);
 	if (!ret && !lost)
 		ret = ivw_add_format(&w, ID_DIVIDE, "fixed", divide_format,
-					strlen(divide_format));
+				     strlen(divide_format));
 	if (!ret && !lost)
 		ret = ivw_add_format(&w, ID_FARFIELD, "fixed", farfield_format,
-					strlen(farfield_format));
+				     strlen(farfield_format));
 	if (ret)
 		die("add format", -ret);
 	ivw_set_state(&w, IVRING_STATE_LIVE);

@@ -113,7 +113,7 @@ seg_format(struct seg *s, u64 size, u32 nr_cpus, u32 subbuf_size,
 		return -ENOMEM;
 	s->w.clock = clock;
 	return ivw_format(&s->w, s->base, &s->p, seg_generation(), s->cpus,
-			     s->slots);
+			  s->slots);
 }
 
 /* A formatted, LIVE segment with the synth formats; as seg_format(). */
@@ -158,7 +158,7 @@ static __attribute__((unused)) int seg_reformat(struct seg *s, u32 subbuf_size)
 	memset(&s->w, 0, sizeof(s->w));
 	s->w.clock = clock;
 	ret = ivw_format(&s->w, s->base, &s->p, seg_generation(), s->cpus,
-			    s->slots);
+			 s->slots);
 	if (!ret)
 		ret = synth_add_formats(&s->w);
 	if (!ret)

@@ -205,7 +205,7 @@ static const char *run(struct seg *s, const struct iteration *it, u64 *rnd,
 	int i;
 
 	if (ivw_format(&s->w, s->base, &s->p, seg_generation(), s->cpus,
-			  s->slots))
+		       s->slots))
 		return "cannot format the segment";
 	for (i = 0; i < it->n; i++)
 		fu_put_record(s->w.fmt, s->w.hdr->format_size, it->id[i],

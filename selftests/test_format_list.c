@@ -195,7 +195,7 @@ TEST(native_formats)
 				NULL, 0));
 	for (i = 0; i < n; i++)
 		ASSERT_EQ(0, ivw_add_format(&s.w, v[i].id, v[i].sys,
-					       v[i].text, v[i].len));
+					    v[i].text, v[i].len));
 	ivw_set_state(&s.w, IVRING_STATE_LIVE);
 	ASSERT_EQ(0, seg_open(&s, IVRING_OPEN_PEEK, &r));
 	ASSERT_NE(NULL, ivring__tep(r));

@@ -612,7 +612,7 @@ TEST(reformat_under_reader)
 	ASSERT_EQ(2, fu_render_all(r, out));
 
 	ASSERT_EQ(0, ivw_format(&s.w, s.base, &s.p, seg_generation(),
-				   s.cpus, s.slots));
+				s.cpus, s.slots));
 	ASSERT_EQ(0, synth_add_formats(&s.w));
 	ASSERT_EQ(0, fu_add_ab(&s, 10, A_FLAGS));
 	ASSERT_EQ(0, fu_add_ab(&s, 11, X_FLAGS));

@@ -106,7 +106,7 @@ TEST(open_at_once)
 				IVRING_MODE_DISCARD, NULL, 0));
 	for (i = 0; i < n; i++)
 		ASSERT_EQ(0, ivw_add_format(&segs[2].w, v[i].id, v[i].sys,
-					       v[i].text, v[i].len));
+					    v[i].text, v[i].len));
 	ivw_set_state(&segs[2].w, IVRING_STATE_LIVE);
 	fu_natives_free(v, n);
 

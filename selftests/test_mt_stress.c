@@ -111,7 +111,7 @@ static void *writer_main(void *arg)
 		if (i % 8 == 7) {
 			u32 len = (i * 131) % 1500;
 			void *p = ivw_reserve(&w->s->w, w->cpu,
-						 synth_blob_size(len));
+					      synth_blob_size(len));
 
 			if (p) {
 				synth_fill_blob(p, 1000 + w->cpu, w->task_seq, len);

@@ -145,7 +145,7 @@ for mode in "" record; do
 	fails_with "$p: --threads with one segment" 2 "are for many segments" \
 		$mode --threads 2 "$seg"
 	fails_with "$p: a bad --stats-interval" 2 \
-		"--stats-interval 'x': expected a number, 1 to 1024" \
+		"--stats-interval 'x': expected a number, 0 to 1024" \
 		$mode --stats-interval x --watch "$tmp"
 	fails_with "$p: a bad --clock" 2 "--clock 'bogus': guest" \
 		$mode --clock bogus "$seg"

@@ -126,7 +126,7 @@ static int hseg_format(struct hseg *s, u32 mode)
 	hseg_params(s, mode);
 	__atomic_store_n(&s->gen, s->gen + 1, __ATOMIC_RELAXED);
 	return ivw_format(&s->w, s->base, &s->p, s->gen, s->cpus,
-			     s->slots);
+			  s->slots);
 }
 
 static struct ivring_cpu *hseg_cpu(struct hseg *s, u32 cpu)
@@ -435,7 +435,7 @@ TEST_F_TIMEOUT(scribble, storm, 120)
 		memset(text, 'f', sizeof(text));
 		for (i = 0; i < 4096 && !ret; i++)
 			ret = ivw_add_format(&s->w, 1000 + i, "scribble",
-						text, 1 + scribble_below(&rnd, 64));
+					     text, 1 + scribble_below(&rnd, 64));
 		if (ret != -ENOSPC)
 			bad_formats++;
 		ivw_set_state(&s->w, IVRING_STATE_LIVE);

@@ -79,7 +79,7 @@ TEST_F(wrap, every_event_once)
 			for (;;) {
 				u32 len = rnd(&state) % (max_len + 1);
 				u32 tl, rl = ivw_record_len(synth_blob_size(len),
-							       &tl);
+							    &tl);
 
 				/* A record may leave a page's tail unused. */
 				if (bytes + rl + 8 + rl > budget)

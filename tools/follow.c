@@ -72,12 +72,7 @@ static int start(struct seg *s)
 		if (err)
 			return err;
 	}
-	/*
-	 * One of many has always given its file's name here, which the
-	 * message then puts in /dev/shm even when --watch is elsewhere; kept
-	 * as it is until the message is meant to change.
-	 */
-	warn_skipped_formats(s->r, s->c->one_of_many ? s->name : s->path);
+	warn_skipped_formats(s->r, s->path);
 	err = s->c->ops->start(s);
 	s->started = !err;
 	return err;

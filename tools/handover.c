@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The hand-over of a live migration, for both of ivring-read's outputs:
+ * --checkpoint saves where the reader stopped, --resume starts there, once
+ * the source's reader has written it (ivring__checkpoint_save(),
+ * ivring__checkpoint_load()).
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>

@@ -124,7 +124,8 @@ int main(int argc, char **argv)
 	 * process (libivring.h): for one guest the summary is still said,
 	 * for many the others read on.
 	 */
-	ivring__sigbus_guard(true);
+	if (ivring__sigbus_guard(true))
+		tool_warn("cannot install the SIGBUS guard: a segment truncated under the reader will end it");
 	read_parse(argc, argv, &o);
 	read_signals();
 	err = o.record ? record(&o) : read_text(&o);

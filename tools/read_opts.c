@@ -245,7 +245,8 @@ static unsigned int parse_number(const char *name, const char *arg,
 	errno = 0;
 	v = strtoul(arg, &end, 10);
 	if (errno || *end || end == arg || v > 1024 || v < min)
-		usage_error("--%s '%s': expected a number, 1 to 1024", name, arg);
+		usage_error("--%s '%s': expected a number, %lu to 1024", name,
+			    arg, min);
 	return v;
 }
 

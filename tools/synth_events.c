@@ -100,7 +100,7 @@ int synth_add_formats(struct ivw_writer *w)
 		const struct synth_event_desc *d = &synth_events[i];
 
 		ret = ivw_add_format(w, d->id, SYNTH_SYSTEM, d->format,
-					strlen(d->format));
+				     strlen(d->format));
 		if (ret)
 			return ret;
 	}

@@ -58,7 +58,7 @@ static u64 place_areas(const struct ivw_params *p, u32 nr_subbufs,
  * when it does not fit in p->segment_size.
  */
 int ivw_layout(const struct ivw_params *p, struct ivring_header *h,
-		  u64 *need)
+	       u64 *need)
 {
 	u64 n = p->nr_subbufs;
 	u64 end;
@@ -118,8 +118,8 @@ int ivw_layout(const struct ivw_params *p, struct ivring_header *h,
  * Return: 0 or the error of ivw_layout().
  */
 int ivw_format(struct ivw_writer *w, void *base,
-		  const struct ivw_params *p, u64 generation,
-		  struct ivw_cpu *cpus, struct ivw_slot *slots)
+	       const struct ivw_params *p, u64 generation,
+	       struct ivw_cpu *cpus, struct ivw_slot *slots)
 {
 	struct ivring_header lay, *h = base;
 	u64 need, now;
@@ -234,7 +234,7 @@ int ivw_format(struct ivw_writer *w, void *base,
  * the format area is full.
  */
 int ivw_add_format(struct ivw_writer *w, u16 id, const char *sys,
-		      const char *text, u32 text_len)
+		   const char *text, u32 text_len)
 {
 	struct ivring_format_area *a = w->fmt;
 	size_t sys_len = strlen(sys);

@@ -433,7 +433,7 @@ void ivw_commit(struct ivw_writer *w, unsigned int cpu)
 }
 
 int ivw_write(struct ivw_writer *w, unsigned int cpu,
-		 const void *payload, u32 len)
+	      const void *payload, u32 len)
 {
 	void *p = ivw_reserve(w, cpu, len);
 

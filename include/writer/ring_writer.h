@@ -124,7 +124,7 @@ struct ivw_writer {
 	u32 subbuf_size;
 	u32 rec_area;		/* subbuf_size - sizeof(ivring_subbuf_hdr) */
 	u32 max_payload;	/* largest payload that fits one sub-buffer */
-	u64 slot_magic;		/* for ivw_slot_of(): ~0ULL / nr_subbufs + 1 */
+	u64 slot_magic;		/* for slot_of(): ~0ULL / nr_subbufs + 1 */
 	/* The format area's books: ivring_format_area only gets copies. */
 	u32 fmt_cap;		/* bytes for records after the area header */
 	u32 fmt_used;		/* bytes of records appended */
@@ -140,18 +140,18 @@ struct ivw_writer {
 };
 
 int ivw_layout(const struct ivw_params *p, struct ivring_header *h,
-		  u64 *need);
+	       u64 *need);
 int ivw_format(struct ivw_writer *w, void *base,
-		  const struct ivw_params *p, u64 generation,
-		  struct ivw_cpu *cpus, struct ivw_slot *slots);
+	       const struct ivw_params *p, u64 generation,
+	       struct ivw_cpu *cpus, struct ivw_slot *slots);
 int ivw_add_format(struct ivw_writer *w, u16 id, const char *sys,
-		      const char *text, u32 text_len);
+		   const char *text, u32 text_len);
 void ivw_set_state(struct ivw_writer *w, u32 state);
 
 void *ivw_reserve(struct ivw_writer *w, unsigned int cpu, u32 len);
 void ivw_commit(struct ivw_writer *w, unsigned int cpu);
 int ivw_write(struct ivw_writer *w, unsigned int cpu,
-		 const void *payload, u32 len);
+	      const void *payload, u32 len);
 
 /* Clock answers (ring_sync.c), and the policy of a poller's bursts. */
 enum { IVW_SYNC_NONE, IVW_SYNC_ANSWERED, IVW_SYNC_ENDED };

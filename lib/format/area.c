@@ -271,8 +271,8 @@ int ivr_formats_frame(struct ivring *r)
 		r->fmts->first_id = -1;
 	}
 	/* Paired with the writer's store-release of nr_events. */
-	nr = __atomic_load_n(&live->nr_events, __ATOMIC_ACQUIRE);
-	used = __atomic_load_n(&live->used, __ATOMIC_RELAXED);
+	nr = ivr_load_acquire(&live->nr_events);
+	used = ivr_load(&live->used);
 	if (used > cap)
 		return ivr_err(r, -EINVAL,
 			       "%s: format area claims %u bytes of records, it has room for %llu",
@@ -295,15 +295,15 @@ static int refresh(struct ivring *r, void *arg)
 	int ret;
 
 	/* Paired with the writer's store-release of nr_events. */
-	nr = __atomic_load_n(&live->nr_events, __ATOMIC_ACQUIRE);
+	nr = ivr_load_acquire(&live->nr_events);
 	/* Fewer than were taken is a guest's lie, and nothing to take. */
 	if (nr <= fs->taken)
 		return 0;
 	/* A re-format rewrites the area: its records are the next generation's. */
-	if (__atomic_load_n(&hdr->magic, __ATOMIC_RELAXED) != IVRING_MAGIC ||
-	    __atomic_load_n(&hdr->generation, __ATOMIC_RELAXED) != r->hdr.generation)
+	if (ivr_load(&hdr->magic) != IVRING_MAGIC ||
+	    ivr_load(&hdr->generation) != r->hdr.generation)
 		return 0;
-	used = __atomic_load_n(&live->used, __ATOMIC_RELAXED);
+	used = ivr_load(&live->used);
 	fs->refreshes++;
 	if (used > cap) {
 		fs->records = nr;
@@ -338,8 +338,8 @@ static int refresh(struct ivring *r, void *arg)
 	 * moves to the new generation at its next read anyway.
 	 */
 	ivr_rmb();
-	if (__atomic_load_n(&hdr->magic, __ATOMIC_RELAXED) != IVRING_MAGIC ||
-	    __atomic_load_n(&hdr->generation, __ATOMIC_RELAXED) != r->hdr.generation) {
+	if (ivr_load(&hdr->magic) != IVRING_MAGIC ||
+	    ivr_load(&hdr->generation) != r->hdr.generation) {
 		fs->nr = listed;
 		fs->closed = true;
 		return 0;

@@ -215,7 +215,7 @@ static int stream_write(struct ivring_rec *w, u32 cpu)
 	ret = ivr_write_all(s->fd, s->buf, s->len);
 	if (ret)
 		return ivr_err(w, ret, "%s/channel0_%u: %s", w->path, cpu,
-				   strerror(-ret));
+			       strerror(-ret));
 	w->cpus[cpu].bytes += s->len;
 	s->len = 0;
 	return 0;
@@ -346,19 +346,19 @@ static int make_dir(struct ivring_rec *w)
 		return 0;
 	if (errno != EEXIST)
 		return ivr_err(w, -errno, "%s: %s", w->path,
-				   strerror(errno));
+			       strerror(errno));
 	d = opendir(w->path);
 	if (!d)
 		return ivr_err(w, -errno, "%s: %s", w->path,
-				   strerror(errno));
+			       strerror(errno));
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			break;
 	closedir(d);
 	if (de)
 		return ivr_err(w, -EEXIST,
-				   "%s: not empty; a CTF trace needs a directory of its own",
-				   w->path);
+			       "%s: not empty; a CTF trace needs a directory of its own",
+			       w->path);
 	return 0;
 }
 
@@ -387,7 +387,7 @@ static int ctf_begin(struct ivring_rec *w, struct ivring *r)
 					  O_CLOEXEC, 0644);
 		if (c->streams[cpu].fd < 0)
 			return ivr_err(w, -errno, "%s: %s", name,
-					   strerror(errno));
+				       strerror(errno));
 	}
 	/*
 	 * The metadata goes out first, so that the directory is a trace that

@@ -81,7 +81,7 @@ struct ctf {
 
 /*
  * Fill c->fields, classes and class_of from @r's parsed formats, and write
- * @w->path/metadata.  0 or -errno, with ivr_rec_err() said.
+ * @w->path/metadata.  0 or -errno, with ivr_err() said.
  */
 int ctf_meta_begin(struct ivring_rec *w, struct ivring *r, struct ctf *c);
 /*

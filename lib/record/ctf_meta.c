@@ -301,7 +301,7 @@ static int add_class(struct ivring_rec *w, struct ctf *c, FILE *f,
 			p = realloc(c->fields, (c->nr_fields + 1) * sizeof(*p));
 			if (!p)
 				return ivr_err(w, -ENOMEM,
-						   "out of memory for CTF metadata");
+					       "out of memory for CTF metadata");
 			c->fields = p;
 			c->fields[c->nr_fields++] = cf;
 		}

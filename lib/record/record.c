@@ -290,7 +290,7 @@ static int check_page(struct ivring_rec *w, u32 cpu,
 {
 	if (cpu >= w->info.nr_cpus)
 		return ivr_err(w, -EINVAL, "CPU %u: the segment has %u",
-				   cpu, w->info.nr_cpus);
+			       cpu, w->info.nr_cpus);
 	if (w->failed)
 		return earlier_failure(w);
 	/*
@@ -300,16 +300,16 @@ static int check_page(struct ivring_rec *w, u32 cpu,
 	 */
 	if (w->snapshot && w->cpus[cpu].pages >= w->info.nr_subbufs)
 		return ivr_err(w, -ENOBUFS,
-				   "CPU %u: a snapshot holds %u pages of it, as many as the segment has sub-buffers",
-				   cpu, w->info.nr_subbufs);
+			       "CPU %u: a snapshot holds %u pages of it, as many as the segment has sub-buffers",
+			       cpu, w->info.nr_subbufs);
 	if (!pg)
 		return 0;
 	if (!ivr_struct_has(pg, struct ivring_page, data))
 		return -EINVAL;
 	if (pg->size != w->info.subbuf_size || pg->len > pg->size - 16)
 		return ivr_err(w, -EINVAL,
-				   "a page of %u bytes (%u of records) in a recording of %u-byte pages",
-				   pg->size, pg->len, w->info.subbuf_size);
+			       "a page of %u bytes (%u of records) in a recording of %u-byte pages",
+			       pg->size, pg->len, w->info.subbuf_size);
 	return 0;
 }
 

@@ -59,12 +59,12 @@ static int spool_flush(struct ivring_rec *w, u32 cpu)
 				     t->ip->offs[cpu] + s->size);
 		if (ret)
 			return ivr_err(w, ret, "%s.tmp: %s", w->path,
-					   strerror(-ret));
+				       strerror(-ret));
 	} else {
 		ret = ivr_write_all(s->fd, s->buf, len);
 		if (ret)
 			return ivr_err(w, ret, "%s.cpu%u: %s", w->path,
-					   cpu, strerror(-ret));
+				       cpu, strerror(-ret));
 	}
 	s->size += len;
 	s->used = 0;
@@ -108,7 +108,7 @@ static u8 *td_slot(struct ivring_rec *w, u32 cpu)
 
 	if (region_full(t, cpu)) {
 		ivr_err(w, -ENOBUFS, "CPU %u: its region of %s.tmp is full",
-			    cpu, w->path);
+			cpu, w->path);
 		return NULL;
 	}
 	return s->buf + (size_t)s->used * t->page_size;
@@ -192,8 +192,8 @@ static int refuse_leftover(struct ivring_rec *w, const char *name,
 
 	if (!lstat(name, &st))
 		return ivr_err(w, -EEXIST,
-				   "%s exists: %s; move it away first",
-				   name, what);
+			       "%s exists: %s; move it away first",
+			       name, what);
 	if (errno != ENOENT)
 		return ivr_err(w, -errno, "%s: %s", name, strerror(errno));
 	return 0;
@@ -220,7 +220,7 @@ static int begin_spools(struct ivring_rec *w)
 			return refuse_leftover(w, name, SPOOL_LEFT);
 		if (s->fd < 0)
 			return ivr_err(w, -errno, "%s: %s", name,
-					   strerror(errno));
+				       strerror(errno));
 	}
 	return write_head(w);
 }
@@ -234,8 +234,8 @@ static int td_begin(struct ivring_rec *w, struct ivring *r)
 
 	if (w->info.subbuf_size & (w->info.subbuf_size - 1))
 		return ivr_err(w, -EINVAL,
-				   "sub-buffers of %u bytes: trace.dat pages are a power of two",
-				   w->info.subbuf_size);
+			       "sub-buffers of %u bytes: trace.dat pages are a power of two",
+			       w->info.subbuf_size);
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return ivr_err(w, -ENOMEM, "out of memory for a trace.dat");
@@ -349,7 +349,7 @@ static int write_tail(struct ivring_rec *w, u64 at)
 	}
 	if (b.len > ip->slot_size) {
 		ret = ivr_err(w, -EFBIG, "%s.tmp: %zu bytes of formats, cmdlines and options, room for %llu",
-				  w->path, b.len, (unsigned long long)ip->slot_size);
+			      w->path, b.len, (unsigned long long)ip->slot_size);
 		goto out;
 	}
 	ret = ivr_pwrite_all(ip->fd, b.p, b.len, at);
@@ -563,9 +563,9 @@ static int copy_spool(struct ivring_rec *w, int out, u32 cpu, u64 off)
 			break;		/* read and write below */
 		if (n <= 0)
 			return ivr_err(w, n ? -errno : -EIO,
-					   "%s: copying CPU %u's data: %s",
-					   w->path, cpu,
-					   strerror(n ? errno : EIO));
+				       "%s: copying CPU %u's data: %s",
+				       w->path, cpu,
+				       strerror(n ? errno : EIO));
 		left -= n;
 	}
 	while (left) {
@@ -579,12 +579,12 @@ static int copy_spool(struct ivring_rec *w, int out, u32 cpu, u64 off)
 			continue;
 		if (n <= 0)
 			return ivr_err(w, n ? -errno : -EIO,
-					   "%s.cpu%u: %s", w->path, cpu,
-					   strerror(n ? errno : EIO));
+				       "%s.cpu%u: %s", w->path, cpu,
+				       strerror(n ? errno : EIO));
 		ret = ivr_pwrite_all(out, s->buf, n, out_off);
 		if (ret)
 			return ivr_err(w, ret, "%s: %s", w->path,
-					   strerror(-ret));
+				       strerror(-ret));
 		in_off += n;
 		out_off += n;
 		left -= n;

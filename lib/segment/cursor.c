@@ -78,12 +78,15 @@ void ivr_cpu_store_pos(struct ivring *r, u32 cpu)
 	c->stored_pos = IVRING_POS(c->seq, c->off);
 	if (r->peek)
 		return;
-	/* The ticket first: a reader that dies between the two stores resumes
-	 * at most one event early, which it then counts as delivered. */
-	__atomic_store_n(&ivr_host_cpu(r, cpu)->consumer_ticket,
-			 c->stored_ticket, __ATOMIC_RELAXED);
-	/* Paired with the writer's acquire in consumer_seq(): we are done
-	 * with every byte before this position. */
+	/*
+	 * The ticket first: a reader that dies between the two stores
+	 * resumes at most one event early, which it then counts as delivered.
+	 */
+	ivr_store(&ivr_host_cpu(r, cpu)->consumer_ticket, c->stored_ticket);
+	/*
+	 * Paired with the writer's acquire in consumer_seq(): we are done
+	 * with every byte before this position.
+	 */
 	ivr_store_release(&ivr_host_cpu(r, cpu)->consumer_pos, c->stored_pos);
 }
 

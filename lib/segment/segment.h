@@ -48,7 +48,7 @@ struct ivr_cpu {
 struct ivr_iter;	/* iter/iter.h */
 struct ivr_formats;	/* format/format.h */
 struct ivr_decode;	/* decode/decode.h */
-struct ivr_sync;	/* generation/generation.h */
+struct ivr_sync;	/* generation/clock_sync.c */
 struct ivr_gen_ops;	/* generation/generation.h */
 
 struct ivring {

@@ -71,7 +71,7 @@ static int kb_ivring_create(struct kb_rings *r, unsigned int ring_kb)
 		return -ENOMEM;
 	/* The host area stays zero: no consumer, generation 0 never matches. */
 	ret = ivw_format(&r->w, r->seg, &p, get_random_u64() | 1, cpus,
-			    r->slots);
+			 r->slots);
 	if (ret)
 		return ret;
 	ivw_set_state(&r->w, IVRING_STATE_LIVE);
