@@ -325,7 +325,8 @@ IVRING_API struct tep_event *ivring__event(struct ivring *r, uint16_t type);
  * Since 1.5, the same with the failure told apart: 0 with *@tep (*@ev)
  * set, -ENOMEM when there was no memory to parse the formats, and for an
  * event -ENOENT when no format of this generation has that id (its
- * events render as unknown).  ivring__errmsg() says why.
+ * events render as unknown), or -EFBIG when the look for appended formats
+ * found the handle's file truncated.  ivring__errmsg() says why.
  */
 IVRING_API int ivring__get_tep(struct ivring *r, struct tep_handle **tep);
 IVRING_API int ivring__find_event(struct ivring *r, uint16_t type,
