@@ -144,6 +144,12 @@ struct ivring_info {
 	/* Since 1.3: where reading of this generation began. */
 	uint32_t resumed;	/* IVRING_RESUMED_* */
 	uint64_t may_repeat;	/* IVRING_RESUMED_COPIED: see there */
+	/*
+	 * Since 1.6: the file this handle opened, as fstat() gives it, so that
+	 * a caller can tell whether a path still names it.
+	 */
+	uint64_t file_dev;
+	uint64_t file_ino;
 };
 IVRING_API int ivring__info(struct ivring *r, struct ivring_info *info);
 
@@ -515,6 +521,13 @@ enum {
 	 * whole trace.dat after every flush.
 	 */
 	IVRING_REC_SNAPSHOT = 1 << 0,
+	/*
+	 * Since 1.6: a CTF trace may go into an existing directory that
+	 * another user owns or that others may write to.  Without it such a
+	 * directory is refused (-EPERM), since its owner could change the
+	 * trace, or plant files in it, while the recorder writes.
+	 */
+	IVRING_REC_ANY_DIR = 1 << 1,
 };
 
 struct ivring_rec_opts {
@@ -523,7 +536,7 @@ struct ivring_rec_opts {
 	unsigned int version;	/* trace.dat file version, 6 or 7; 0: 7 */
 	uint64_t trace_id;	/* trace.dat TRACEID, CTF trace uuid seed; 0: random */
 	const char *name;	/* the guest's name; NULL: the segment file's name */
-	unsigned int flags;	/* IVRING_REC_SNAPSHOT */
+	unsigned int flags;	/* IVRING_REC_SNAPSHOT, IVRING_REC_ANY_DIR */
 	/* Since 1.5: if set, receives the reason of a failed ivring__rec_open() */
 	char *errbuf;
 	size_t errbuf_len;
@@ -534,11 +547,17 @@ struct ivring_rec_opts {
  * A trace.dat is written beside it in per-CPU files (@path.cpuN) and put
  * together at ivring__rec_close(), as trace-cmd record does; a snapshot in
  * version 7 goes to @path.tmp in place instead.  Either is renamed to @path
- * at the end.  A CTF directory's stream files grow in place.  Errors:
- * -EINVAL (bad options), -EEXIST (a CTF directory that is not empty, or
- * files that a recording that did not finish left), the errors of creating
- * the files, -ENOMEM.  The reason goes into opts->errbuf (since 1.5), and
- * into @r's ivring__errmsg(), as it did before.
+ * at the end.  A CTF directory's stream files grow in place.  The
+ * directory that holds @path is opened once, and every file is made in it
+ * without following a symlink: a new one with O_EXCL, and one that is
+ * replaced (@path, @path.head, a CTF metadata file) is written under a
+ * random name and renamed over it.  Errors: -EINVAL (bad options), -EEXIST
+ * (a CTF directory that is not empty, or files that a recording that did
+ * not finish left), -EPERM (a CTF directory of another user's, or one that
+ * others may write to; see IVRING_REC_ANY_DIR), -ENOTDIR (a CTF path that
+ * is a symlink), the errors of creating the files, -ENOMEM.  The reason
+ * goes into opts->errbuf (since 1.5), and into @r's ivring__errmsg(), as it
+ * did before.
  */
 IVRING_API int ivring__rec_open(struct ivring *r, const char *path,
 				const struct ivring_rec_opts *opts,

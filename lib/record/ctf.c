@@ -328,6 +328,8 @@ static void ctf_free(struct ivring_rec *w)
 		free(c->streams[cpu].buf);
 	}
 	free(c->streams);
+	if (c->dirfd >= 0)
+		close(c->dirfd);
 	free(c->fields);
 	free(c->classes);
 	free(c->class_of);
@@ -336,21 +338,28 @@ static void ctf_free(struct ivring_rec *w)
 	w->priv = NULL;
 }
 
-/* A new directory, or an empty one: a trace is never mixed with another. */
-static int make_dir(struct ivring_rec *w)
+/*
+ * A new directory, or an empty one: a trace is never mixed with another.
+ * Its fd goes to c->dirfd, and every file of the trace is made in it.
+ */
+static int make_dir(struct ivring_rec *w, struct ctf *c)
 {
 	struct dirent *de;
+	int fd, ret;
 	DIR *d;
 
-	if (!mkdir(w->path, 0755))
-		return 0;
-	if (errno != EEXIST)
-		return ivr_err(w, -errno, "%s: %s", w->path,
-			       strerror(errno));
-	d = opendir(w->path);
-	if (!d)
-		return ivr_err(w, -errno, "%s: %s", w->path,
-			       strerror(errno));
+	ret = ivr_out_own_dir(w, w->path);
+	if (ret < 0)
+		return ret;
+	c->dirfd = ret;
+	fd = dup(c->dirfd);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		ret = ivr_err(w, -errno, "%s: %s", w->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			break;
@@ -373,21 +382,21 @@ static int ctf_begin(struct ivring_rec *w, struct ivring *r)
 	if (!c)
 		return ivr_err(w, -ENOMEM, "out of memory for a CTF trace");
 	w->priv = c;
+	c->dirfd = -1;
 	c->streams = calloc(w->info.nr_cpus, sizeof(*c->streams));
 	if (!c->streams)
 		return ivr_err(w, -ENOMEM, "out of memory for a CTF trace");
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++)
 		c->streams[cpu].fd = -1;
-	ret = make_dir(w);
+	ret = make_dir(w, c);
 	if (ret)
 		return ret;
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
 		snprintf(name, sizeof(name), "%s/channel0_%u", w->path, cpu);
-		c->streams[cpu].fd = open(name, O_WRONLY | O_CREAT | O_EXCL |
-					  O_CLOEXEC, 0644);
-		if (c->streams[cpu].fd < 0)
-			return ivr_err(w, -errno, "%s: %s", name,
-				       strerror(errno));
+		ret = ivr_out_create(c->dirfd, name, O_WRONLY);
+		if (ret < 0)
+			return ivr_err(w, ret, "%s: %s", name, strerror(-ret));
+		c->streams[cpu].fd = ret;
 	}
 	/*
 	 * The metadata goes out first, so that the directory is a trace that

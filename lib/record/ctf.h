@@ -64,6 +64,7 @@ struct ctf {
 	u32 nr_classes;
 	u32 *class_of;		/* by event type: index + 1, 0 for none */
 	struct ctf_stream *streams;	/* one per CPU */
+	int dirfd;		/* the trace's directory, w->path */
 	u8 uuid[16];		/* the trace's, in every packet header */
 	u8 clock_uuid[16];
 	char *meta;		/* the metadata's text */

@@ -427,26 +427,26 @@ static const char *clock_ident(struct ivring_rec *w)
 static int write_meta(struct ivring_rec *w, const char *text, size_t len,
 		      bool replace)
 {
-	char path[PATH_MAX + 16], tmp[PATH_MAX + 32];
+	struct ctf *c = w->priv;
+	char path[PATH_MAX + 16];
 	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/metadata", w->path);
-	snprintf(tmp, sizeof(tmp), "%s/.metadata.tmp", w->path);
-	fd = open(replace ? tmp : path,
-		  O_WRONLY | O_CREAT | O_CLOEXEC | (replace ? O_TRUNC : O_EXCL),
-		  0644);
+	if (replace) {
+		ret = ivr_out_replace(w, c->dirfd, path, text, len);
+		if (ret)
+			return ret;
+		w->meta_bytes += len;
+		return 0;
+	}
+	fd = ivr_out_create(c->dirfd, path, O_WRONLY);
 	if (fd < 0)
-		return ivr_err(w, -errno, "%s: %s", path, strerror(errno));
+		return ivr_err(w, fd, "%s: %s", path, strerror(-fd));
 	ret = ivr_write_all(fd, text, len);
 	if (close(fd) && !ret)
 		ret = -errno;
-	if (!ret && replace && rename(tmp, path))
-		ret = -errno;
-	if (ret) {
-		if (replace)
-			unlink(tmp);
+	if (ret)
 		return ivr_err(w, ret, "%s: %s", path, strerror(-ret));
-	}
 	w->meta_bytes += len;
 	return 0;
 }

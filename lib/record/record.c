@@ -150,6 +150,8 @@ static void rec_free(struct ivring_rec *w)
 {
 	if (w->ops && w->priv)
 		w->ops->free(w);
+	if (w->dirfd >= 0)
+		close(w->dirfd);
 	free(w->path);
 	free(w->name);
 	free(w->seg_path);
@@ -181,6 +183,7 @@ static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
 	w->format = o->format;
 	w->version = o->version ? o->version : 7;
 	w->snapshot = o->flags & IVRING_REC_SNAPSHOT;
+	w->any_dir = o->flags & IVRING_REC_ANY_DIR;
 	w->trace_id = o->trace_id;
 	while (!w->trace_id &&
 	       getrandom(&w->trace_id, sizeof(w->trace_id), 0) < 0) {
@@ -196,6 +199,12 @@ static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
 	w->cpus = calloc(w->info.nr_cpus ? w->info.nr_cpus : 1, sizeof(*w->cpus));
 	if (!w->path || !w->seg_path || !w->name || !w->cpus)
 		return ivr_err(w, -ENOMEM, "out of memory for a recording");
+	/* "DIR/" is DIR: a CTF trace's path names the directory itself. */
+	while (strlen(w->path) > 1 && w->path[strlen(w->path) - 1] == '/')
+		w->path[strlen(w->path) - 1] = '\0';
+	w->dirfd = ivr_out_open_dir(w, w->path);
+	if (w->dirfd < 0)
+		return w->dirfd;
 	ret = copy_formats(w, r);
 	if (ret < 0)
 		return ret;
@@ -225,10 +234,11 @@ static int check_opts(const struct ivring_rec_opts *o, struct ivr_msg *why)
 		return ivr_msg_set(why, -EINVAL,
 				   "ivring__rec_open: unknown format %u",
 				   o->format);
-	if (o->flags & ~IVRING_REC_SNAPSHOT)
+	if (o->flags & ~(IVRING_REC_SNAPSHOT | IVRING_REC_ANY_DIR))
 		return ivr_msg_set(why, -EINVAL,
 				   "ivring__rec_open: unknown flags %#x",
-				   o->flags & ~IVRING_REC_SNAPSHOT);
+				   o->flags & ~(IVRING_REC_SNAPSHOT |
+						IVRING_REC_ANY_DIR));
 	if (o->format == IVRING_REC_TRACE_DAT && o->version &&
 	    o->version != 6 && o->version != 7)
 		return ivr_msg_set(why, -EINVAL,
@@ -273,6 +283,7 @@ int ivring__rec_open(struct ivring *r, const char *path,
 		ivr_msg_set(&why, -ENOMEM, "out of memory for a recording");
 		return open_failed(r, &o, -ENOMEM, &why);
 	}
+	w->dirfd = -1;
 	w->ops = o.format == IVRING_REC_CTF ? &ivr_rec_ctf_ops :
 					      &ivr_rec_tracedat_ops;
 	ret = rec_setup(w, r, path, &o);

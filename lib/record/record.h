@@ -78,9 +78,11 @@ struct ivring_rec {
 	const struct ivr_rec_ops *ops;
 	void *priv;			/* the writer's */
 	char *path;
+	int dirfd;			/* the directory of path (out.c) */
 	unsigned int format;
 	unsigned int version;
 	bool snapshot;			/* IVRING_REC_SNAPSHOT */
+	bool any_dir;			/* IVRING_REC_ANY_DIR */
 	u64 trace_id;			/* never 0 */
 	char *name;			/* the guest's */
 	/* the segment at open */
@@ -102,5 +104,32 @@ struct ivring_rec {
 int ivr_write_all(int fd, const void *buf, size_t len);
 /* As ivr_write_all() at @off. */
 int ivr_pwrite_all(int fd, const void *buf, size_t len, u64 off);
+
+/*
+ * out.c: files made in a directory fd, never through a symlink.  @name is
+ * a whole path for messages; the file is its last part, in @dirfd.
+ */
+const char *ivr_out_leaf(const char *name);
+/* The directory that holds @path, opened: an fd, or -errno with w->err. */
+int ivr_out_open_dir(struct ivring_rec *w, const char *path);
+/* A new file (O_CREAT | O_EXCL | O_NOFOLLOW | @flags): an fd or -errno. */
+int ivr_out_create(int dirfd, const char *name, int flags);
+/* 0 if nothing, not even a symlink, is at @name; -EEXIST if something is. */
+int ivr_out_absent(int dirfd, const char *name);
+int ivr_out_rename(int dirfd, const char *from, const char *to);
+void ivr_out_unlink(int dirfd, const char *name);
+/*
+ * @path, a directory that the recording makes its own (a CTF trace): made
+ * 0755, or, if it exists, taken only if it is a directory, not a symlink,
+ * of this user's that nobody else may write to (unless w->any_dir).  An fd
+ * of it, or -errno with w->err.
+ */
+int ivr_out_own_dir(struct ivring_rec *w, const char *path);
+/*
+ * @name replaced whole by @buf: written under a random name beside it and
+ * renamed over it.  0, or -errno with w->err.
+ */
+int ivr_out_replace(struct ivring_rec *w, int dirfd, const char *name,
+		    const void *buf, size_t len);
 
 #endif /* IVRING_LIB_RECORD_H */

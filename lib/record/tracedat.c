@@ -188,14 +188,14 @@ static void spool_name(char *buf, size_t len, const struct ivring_rec *w,
 static int refuse_leftover(struct ivring_rec *w, const char *name,
 			   const char *what)
 {
-	struct stat st;
+	int ret = ivr_out_absent(w->dirfd, name);
 
-	if (!lstat(name, &st))
+	if (ret == -EEXIST)
 		return ivr_err(w, -EEXIST,
 			       "%s exists: %s; move it away first",
 			       name, what);
-	if (errno != ENOENT)
-		return ivr_err(w, -errno, "%s: %s", name, strerror(errno));
+	if (ret)
+		return ivr_err(w, ret, "%s: %s", name, strerror(-ret));
 	return 0;
 }
 
@@ -215,12 +215,12 @@ static int begin_spools(struct ivring_rec *w)
 		struct spool *s = &t->cpus[cpu];
 
 		spool_name(name, sizeof(name), w, cpu);
-		s->fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (s->fd < 0 && errno == EEXIST)
+		s->fd = ivr_out_create(w->dirfd, name, O_RDWR);
+		if (s->fd == -EEXIST)
 			return refuse_leftover(w, name, SPOOL_LEFT);
 		if (s->fd < 0)
-			return ivr_err(w, -errno, "%s: %s", name,
-				       strerror(errno));
+			return ivr_err(w, s->fd, "%s: %s", name,
+				       strerror(-s->fd));
 	}
 	return write_head(w);
 }
@@ -271,31 +271,18 @@ static int td_begin(struct ivring_rec *w, struct ivring *r)
  */
 static int write_head(struct ivring_rec *w)
 {
-	char name[PATH_MAX + 32], tmp[PATH_MAX + 32];
+	char name[PATH_MAX + 32];
 	struct tracedat *t = w->priv;
 	struct obuf b = { 0 };
-	int fd, ret;
+	int ret;
 
 	snprintf(name, sizeof(name), "%s.head", w->path);
-	snprintf(tmp, sizeof(tmp), "%s.head.tmp", w->path);
 	ivr_td_v6_head(&b, w);
 	if (b.nomem)
 		return ivr_err(w, -ENOMEM, "out of memory for %s", name);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = ivr_err(w, -errno, "%s: %s", tmp, strerror(errno));
+	ret = ivr_out_replace(w, w->dirfd, name, b.p, b.len);
+	if (ret)
 		goto out;
-	}
-	ret = ivr_write_all(fd, b.p, b.len);
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, name))
-		ret = -errno;
-	if (ret) {
-		unlink(tmp);
-		ivr_err(w, ret, "%s: %s", name, strerror(-ret));
-		goto out;
-	}
 	t->head_gen = t->comms_gen;
 	t->head_fmts_gen = w->fmts_gen;
 	t->head = true;
@@ -376,35 +363,27 @@ out:
  * cmdlines and the options: at most IVR_COMMS_MAX lines of a pid and a comm,
  * and options whose size the CPUs and the names bound.
  */
-/* An unnamed file in @path's directory, or -1 (errno set). */
-static int open_unnamed(const char *path)
+/* An unnamed file in the recording's directory, or -1 (errno set). */
+static int open_unnamed(struct ivring_rec *w)
 {
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX + 32];
-
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	return open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	return openat(w->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
 }
 
 /*
  * Name the unnamed @fd: -EEXIST if @name is taken.  Through /proc, as
  * open(2) shows: AT_EMPTY_PATH wants CAP_DAC_READ_SEARCH before Linux 6.10.
  */
-static int link_unnamed(int fd, const char *name)
+static int link_unnamed(struct ivring_rec *w, int fd, const char *name)
 {
+	const char *leaf = ivr_out_leaf(name);
 	char proc[64];
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (!linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW))
+	if (!linkat(AT_FDCWD, proc, w->dirfd, leaf, AT_SYMLINK_FOLLOW))
 		return 0;
 	if (errno == EEXIST)
 		return -EEXIST;
-	if (!linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH))
+	if (!linkat(fd, "", w->dirfd, leaf, AT_EMPTY_PATH))
 		return 0;
 	return -errno;
 }
@@ -420,18 +399,17 @@ static int create_tmp(struct ivring_rec *w, const char *name, bool *unnamed)
 {
 	struct in_place *ip = ((struct tracedat *)w->priv)->ip;
 
-	ip->fd = open_unnamed(w->path);
+	ip->fd = open_unnamed(w);
 	*unnamed = ip->fd >= 0;
 	if (ip->fd < 0 && errno != EOPNOTSUPP && errno != EISDIR &&
 	    errno != EINVAL)
 		return ivr_err(w, -errno, "%s: %s", name, strerror(errno));
 	if (ip->fd < 0)
-		ip->fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-			      0644);
-	if (ip->fd < 0 && errno == EEXIST)
+		ip->fd = ivr_out_create(w->dirfd, name, O_RDWR);
+	if (ip->fd == -EEXIST)
 		return refuse_leftover(w, name, IN_PLACE_LEFT);
 	if (ip->fd < 0)
-		return ivr_err(w, -errno, "%s: %s", name, strerror(errno));
+		return ivr_err(w, ip->fd, "%s: %s", name, strerror(-ip->fd));
 	ip->created = !*unnamed;
 	return 0;
 }
@@ -504,7 +482,7 @@ static int begin_in_place(struct ivring_rec *w, u64 format_size)
 	else
 		ret = write_tail(w, ip->slot[0]);
 	if (!ret && unnamed) {
-		ret = link_unnamed(ip->fd, name);
+		ret = link_unnamed(w, ip->fd, name);
 		if (ret == -EEXIST)
 			refuse_leftover(w, name, IN_PLACE_LEFT);
 		else if (ret)
@@ -538,8 +516,11 @@ static int end_in_place(struct ivring_rec *w)
 	if (!ret && close(ip->fd))
 		ret = ivr_err(w, -errno, "%s: %s", tmp, strerror(errno));
 	ip->fd = -1;
-	if (!ret && rename(tmp, w->path))
-		ret = ivr_err(w, -errno, "%s: %s", w->path, strerror(errno));
+	if (!ret) {
+		ret = ivr_out_rename(w->dirfd, tmp, w->path);
+		if (ret)
+			ivr_err(w, ret, "%s: %s", w->path, strerror(-ret));
+	}
 	if (!ret)
 		t->done = true;
 	return ret;
@@ -614,9 +595,14 @@ static int td_end(struct ivring_rec *w)
 		goto out;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", w->path);
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* Made by us alone: what is there already is not ours to replace. */
+	out = ivr_out_create(w->dirfd, tmp, O_WRONLY);
+	if (out == -EEXIST) {
+		ret = refuse_leftover(w, tmp, TMP_LEFT);
+		goto out;
+	}
 	if (out < 0) {
-		ret = ivr_err(w, -errno, "%s: %s", tmp, strerror(errno));
+		ret = ivr_err(w, out, "%s: %s", tmp, strerror(-out));
 		goto out;
 	}
 	ret = ivr_write_all(out, b.p, b.len);
@@ -629,10 +615,13 @@ static int td_end(struct ivring_rec *w)
 		ret = ivr_err(w, -errno, "%s: %s", tmp, strerror(errno));
 	if (close(out) && !ret)
 		ret = ivr_err(w, -errno, "%s: %s", tmp, strerror(errno));
-	if (!ret && rename(tmp, w->path))
-		ret = ivr_err(w, -errno, "%s: %s", w->path, strerror(errno));
+	if (!ret) {
+		ret = ivr_out_rename(w->dirfd, tmp, w->path);
+		if (ret)
+			ivr_err(w, ret, "%s: %s", w->path, strerror(-ret));
+	}
 	if (ret) {
-		unlink(tmp);
+		ivr_out_unlink(w->dirfd, tmp);
 		goto out;
 	}
 	w->meta_bytes = b.len;
@@ -667,11 +656,11 @@ static void td_free(struct ivring_rec *w)
 		close(t->cpus[cpu].fd);
 		spool_name(name, sizeof(name), w, cpu);
 		if (drop)
-			unlink(name);
+			ivr_out_unlink(w->dirfd, name);
 	}
 	if (drop && t->head) {
 		snprintf(name, sizeof(name), "%s.head", w->path);
-		unlink(name);
+		ivr_out_unlink(w->dirfd, name);
 	}
 	if (t->ip) {
 		/* Kept with pages in it: a trace.dat as of the last flush. */
@@ -679,7 +668,7 @@ static void td_free(struct ivring_rec *w)
 			close(t->ip->fd);
 		snprintf(name, sizeof(name), "%s.tmp", w->path);
 		if (drop && !t->done && t->ip->created)
-			unlink(name);
+			ivr_out_unlink(w->dirfd, name);
 		free(t->ip->offs);
 		free(t->ip->cmdlines.p);
 		free(t->ip->formats.p);
