@@ -27,6 +27,8 @@ static int info_mapped(struct ivring *r, void *arg)
 	i.peek = r->peek;
 	i.resumed = r->resumed;
 	i.may_repeat = r->may_repeat;
+	i.file_dev = r->file_dev;
+	i.file_ino = r->file_ino;
 	/* A caller built against an older, shorter struct gets its part. */
 	ivr_struct_out(info, &i, sizeof(i));
 	return 0;

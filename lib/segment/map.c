@@ -52,6 +52,8 @@ static u64 file_id(const struct stat *st)
 	return h ? h : 1;
 }
 
+#define OPEN_FLAGS	(O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
 int ivr_map_file(struct ivring *r, const char *path, bool rdonly)
 {
 	struct stat st;
@@ -66,10 +68,18 @@ int ivr_map_file(struct ivring *r, const char *path, bool rdonly)
 			       path);
 	}
 
-	r->fd = open(r->path, (rdonly ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	/*
+	 * Whoever may write to the directory can put anything at the path:
+	 * a FIFO, which would block the open for ever, or a device.  So the
+	 * open never blocks, and what it opened is checked on the fd before
+	 * anything else.  A symlink is followed: the caller named the path
+	 * (/proc/self/fd/N too); names found in a directory that others may
+	 * write to are the caller's to check (ivring-read --watch does).
+	 */
+	r->fd = open(r->path, (rdonly ? O_RDONLY : O_RDWR) | OPEN_FLAGS);
 	if (r->fd < 0 && !rdonly && (errno == EACCES || errno == EROFS)) {
 		/* Not ours to write: a snapshot is all we can offer. */
-		r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
+		r->fd = open(r->path, O_RDONLY | OPEN_FLAGS);
 		rdonly = true;
 		r->peek = true;
 	}
@@ -79,7 +89,11 @@ int ivr_map_file(struct ivring *r, const char *path, bool rdonly)
 		return ivr_err(r, -errno, "%s: %s", r->path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return ivr_err(r, -ENOTTY, "%s: not a regular file", r->path);
+	if (fcntl(r->fd, F_SETFL, 0))
+		return ivr_err(r, -errno, "%s: %s", r->path, strerror(errno));
 	r->file_id = file_id(&st);
+	r->file_dev = st.st_dev;
+	r->file_ino = st.st_ino;
 	if ((size_t)st.st_size < sizeof(struct ivring_header))
 		return ivr_err(r, -ENOTTY,
 			       "%s: not an ivring segment (file is %lld bytes); is the module loaded in the guest?",

@@ -58,6 +58,7 @@ struct ivring {
 	size_t map_len;
 	char *path;
 	u64 file_id;		/* ivring_host.file_id of this file, here */
+	u64 file_dev, file_ino;	/* the file opened, by its fd */
 	bool peek;
 	bool explicit_commit;	/* IVRING_OPEN_EXPLICIT_COMMIT */
 	int gone;		/* -errno once the mapping faulted: dead */
