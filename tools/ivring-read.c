@@ -11,6 +11,7 @@
  * thread, for many from the reader threads of read_many.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -89,6 +90,45 @@ static int read_text(struct read_opts *o)
 	return text_close(&tc, run(o, &c, &o->many));
 }
 
+/*
+ * The directory of many guests' recordings, made 0755, or taken if it is
+ * a directory (not a symlink to one) of this user's that nobody else may
+ * write to: its owner, or anyone who may write to it, could plant files or
+ * swap recordings under a recorder that runs as root.  --any-dir takes it
+ * anyway.  0, or -1 having said why.
+ */
+static int own_dir(const char *dir, bool any)
+{
+	struct stat st;
+	int fd, ret = -1;
+
+	if (!mkdir(dir, 0755))
+		return 0;
+	if (errno != EEXIST) {
+		tool_warn("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		tool_warn("%s: %s", dir, errno == ELOOP || errno == ENOTDIR ?
+			  "not a directory (a symlink is not followed)" :
+			  strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st))
+		tool_warn("%s: %s", dir, strerror(errno));
+	else if (!any && st.st_uid != geteuid())
+		tool_warn("%s belongs to uid %u, not to this user (uid %u), who could change the recordings; use a directory of your own, or --any-dir",
+			  dir, (unsigned int)st.st_uid, (unsigned int)geteuid());
+	else if (!any && (st.st_mode & (S_IWGRP | S_IWOTH)))
+		tool_warn("%s: others may write to it (mode %04o) and change the recordings; use a directory that only you may write to, or --any-dir",
+			  dir, (unsigned int)(st.st_mode & 07777));
+	else
+		ret = 0;
+	close(fd);
+	return ret;
+}
+
 static int record(struct read_opts *o)
 {
 	struct rec_conf rc = {
@@ -98,6 +138,7 @@ static int record(struct read_opts *o)
 		.version = o->version,
 		.follow = o->follow,
 		.dir = !o->path,
+		.any_dir = o->any_dir,
 		.progress = o->path && !o->quiet && isatty(STDERR_FILENO),
 	};
 	const char *dir = o->ctf ? o->ctf : o->output;
@@ -107,10 +148,8 @@ static int record(struct read_opts *o)
 	c.ops = &rec_ops;
 	c.arg = &rc;
 	/* Many: one recording per guest in the directory of -o or --ctf. */
-	if (!o->path && mkdir(dir, 0777) && errno != EEXIST) {
-		tool_warn("%s: %s", dir, strerror(errno));
+	if (!o->path && own_dir(dir, o->any_dir))
 		return EXIT_RUNTIME;
-	}
 	return run(o, &c, &o->many);
 }
 

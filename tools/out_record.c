@@ -102,7 +102,8 @@ static int start_file(struct seg *s, struct rec_out *ro)
 		.version = rc->version,
 		.name = rc->name,
 		/* Without --follow, what the segment holds now, and no spools. */
-		.flags = rc->follow ? 0 : IVRING_REC_SNAPSHOT,
+		.flags = (rc->follow ? 0 : IVRING_REC_SNAPSHOT) |
+			 (rc->any_dir ? IVRING_REC_ANY_DIR : 0),
 	};
 	struct ivring_info info = { .sz = sizeof(info) };
 	int ret;

@@ -24,6 +24,8 @@ struct rec_conf {
 	 * messages name the segment.
 	 */
 	bool dir;
+	/* --any-dir: a directory of another user's, or others', is taken */
+	bool any_dir;
 	bool progress;		/* a progress line on stderr */
 };
 

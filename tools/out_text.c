@@ -12,12 +12,15 @@
  * time order per segment, not across segments.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "libivring.h"
 #include "out_text.h"
@@ -336,15 +339,48 @@ const struct seg_ops text_ops = {
 	.summary = text_summary,
 };
 
+/*
+ * -o FILE: appended to, so that a reader restarted by a supervisor keeps
+ * what the one before it consumed.  Never through a symlink, never into a
+ * file that is linked elsewhere too (another user's, hard-linked into a
+ * directory that the reader writes to as root), and not held up by a FIFO
+ * that nobody reads.
+ */
 int text_open(struct text_conf *tc)
 {
+	struct stat st;
+	int fd;
+
 	if (!tc->path) {
 		tc->out = stdout;
 		return 0;
 	}
-	tc->out = fopen(tc->path, "w");
+	fd = open(tc->path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
+		  O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == ELOOP) {
+		tool_warn("%s: a symlink, not followed; name the file it points to",
+			  tc->path);
+		return EXIT_RUNTIME;
+	}
+	if (fd < 0) {
+		tool_warn("%s: %s", tc->path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (fstat(fd, &st) || fcntl(fd, F_SETFL, O_APPEND) < 0) {
+		tool_warn("%s: %s", tc->path, strerror(errno));
+		close(fd);
+		return EXIT_RUNTIME;
+	}
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		tool_warn("%s: a file with %lu links; not written to, since it may be another user's",
+			  tc->path, (unsigned long)st.st_nlink);
+		close(fd);
+		return EXIT_RUNTIME;
+	}
+	tc->out = fdopen(fd, "a");
 	if (!tc->out) {
 		tool_warn("%s: %s", tc->path, strerror(errno));
+		close(fd);
 		return EXIT_RUNTIME;
 	}
 	return 0;

@@ -345,12 +345,16 @@ static bool wanted(const struct many_opts *o, const char *name)
 	return !fnmatch(o->match ? o->match : "ivring*", name, 0);
 }
 
-/* @named: the index of a segment named on the command line, or -1. */
+/*
+ * @named: the index of a segment named on the command line, or -1.  A
+ * symlink that is found in the watched directory is not followed: anyone
+ * who may write there could point it at any file.
+ */
 static void add_file(struct many *m, const char *path, int named)
 {
 	struct stat st;
 
-	if (stat(path, &st)) {
+	if (named < 0 ? lstat(path, &st) : stat(path, &st)) {
 		/* A named segment that is not there is waited for, with -f. */
 		if (named < 0 || m->told_missing[named])
 			return;

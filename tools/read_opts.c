@@ -27,7 +27,7 @@
 /* Long-only options. */
 enum {
 	OPT_CHECKPOINT = 256, OPT_RESUME, OPT_CLOCK, OPT_CTF, OPT_WATCH,
-	OPT_MATCH, OPT_THREADS, OPT_STATS_INTERVAL,
+	OPT_MATCH, OPT_THREADS, OPT_STATS_INTERVAL, OPT_ANY_DIR,
 };
 
 #define M_TEXT		1U
@@ -62,6 +62,8 @@ static const struct read_option {
 	{ { "file-version", required_argument, NULL, 'V' }, M_RECORD, 0 },
 	{ { "ctf", required_argument, NULL, OPT_CTF }, M_RECORD, ARG(ctf) },
 	{ { "name", required_argument, NULL, 'N' }, M_RECORD, ARG(name) },
+	{ { "any-dir", no_argument, NULL, OPT_ANY_DIR }, M_RECORD,
+	  FLAG(any_dir) },
 	{ { "follow", no_argument, NULL, 'f' }, M_BOTH, FLAG(follow) },
 	{ { "event", required_argument, NULL, 'e' }, M_TEXT, 0 },
 	{ { "cpu", required_argument, NULL, 'C' }, M_TEXT, 0 },

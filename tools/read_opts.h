@@ -35,6 +35,7 @@ struct read_opts {
 	const char *name;	/* -N */
 	unsigned int version;	/* -V; 0: the default */
 	bool quiet;
+	bool any_dir;		/* --any-dir */
 };
 
 /*

@@ -36,12 +36,16 @@ void seg_say_why(const struct seg *s, const char *why)
 		tool_warn("%s: %s; skipping this guest", s->path, why);
 }
 
-/* Whether the path still names the file that was found there. */
+/*
+ * Whether the file opened is the one that was found at the path: asked of
+ * the open file, not of the path, which may name another by now.
+ */
 static bool same_file(const struct seg *s)
 {
-	struct stat st;
+	struct ivring_info info = { .sz = sizeof(info) };
 
-	return !stat(s->path, &st) && st.st_dev == s->dev && st.st_ino == s->ino;
+	return !ivring__info(s->r, &info) && info.file_dev == s->dev &&
+	       info.file_ino == s->ino;
 }
 
 static bool worth_waiting(struct seg *s, int ret, bool may_wait,
