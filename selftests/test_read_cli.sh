@@ -258,5 +258,19 @@ else
 	echo "# SKIP --follow across a new generation: no ivring-gen"
 fi
 
+# A FIFO at the segment's path, opened by a reader that may not write to
+# it, so read-only: refused at once, never blocked in open() (it was, and
+# ignored SIGTERM there).  The timeout only ends a reader that hangs.
+nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+   chmod 711 "$tmp" && mkfifo -m 644 "$tmp/fifo" &&
+   $nobody "$read_bin" --help >/dev/null 2>&1; then
+	expect_fail "a FIFO that the reader opens read-only: no hang" 3 \
+		"fifo: not a regular file" \
+		timeout -k 2 60 $nobody "$read_bin" "$tmp/fifo"
+else
+	echo "# SKIP a FIFO opened read-only: needs root, setpriv, and a build that uid 65534 may run"
+fi
+
 echo "# $((n - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
