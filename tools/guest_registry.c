@@ -104,6 +104,7 @@ static void guest_free(struct guest_reg *reg, struct guest *g)
 	if (g->priv && reg->free_priv)
 		reg->free_priv(g->priv);
 	free(g->path);
+	free(g->name);
 	free(g);
 }
 
@@ -189,19 +190,25 @@ struct guest *guest_reg_add(struct guest_reg *reg, const char *path,
 	struct cds_lfht_node *got;
 	struct guest *g;
 	const char *slash;
+	char *p;
 
 	if (guest_reg_find(reg, dev, ino)) {
 		errno = EEXIST;
 		return NULL;
 	}
+	slash = strrchr(path, '/');
 	g = calloc(1, sizeof(*g));
-	if (!g || !(g->path = strdup(path))) {
+	if (!g || !(g->path = strdup(path)) ||
+	    !(g->name = strdup(slash ? slash + 1 : path))) {
+		if (g)
+			free(g->path);
 		free(g);
 		errno = ENOMEM;
 		return NULL;
 	}
-	slash = strrchr(g->path, '/');
-	g->name = slash ? slash + 1 : g->path;
+	for (p = g->name; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			*p = '?';
 	g->reg = reg;
 	g->dev = dev;
 	g->ino = ino;
@@ -212,6 +219,7 @@ struct guest *guest_reg_add(struct guest_reg *reg, const char *path,
 	if (got != &g->node) {
 		/* Only the discovery thread adds; but be right if not. */
 		free(g->path);
+		free(g->name);
 		free(g);
 		errno = EEXIST;
 		return NULL;

@@ -52,7 +52,11 @@ struct guest {
 	dev_t dev;
 	ino_t ino;
 	char *path;
-	const char *name;	/* in path: the file's name */
+	/*
+	 * The file's name, with control bytes as '?': it begins the guest's
+	 * lines, and whoever named the file must not forge another's.
+	 */
+	char *name;
 	int claimed;		/* a reader thread serves it */
 	int gone;		/* its file was removed or replaced */
 	int state;		/* enum guest_state: guest_set_state() */
