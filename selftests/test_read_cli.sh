@@ -258,6 +258,30 @@ else
 	echo "# SKIP --follow across a new generation: no ivring-gen"
 fi
 
+# The soft limit on open files is raised to the hard one: every guest of
+# many costs files, and one guest's must not run the others out.
+hard=$(ulimit -Hn)
+if [ "$hard" != 64 ]; then
+	(ulimit -Sn 64 && exec "$read_bin" -f "$tmp/never-there") 2>/dev/null &
+	bg=$!
+	i=0 soft=
+	while [ $i -lt 200 ]; do
+		soft=$(awk '/^Max open files/ { print $4 }' "/proc/$bg/limits" \
+			2>/dev/null)
+		[ -n "$soft" ] && [ "$soft" != 64 ] && break
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill "$bg" 2>/dev/null
+	wait "$bg"
+	bg=
+	if [ "$soft" = "$hard" ]; then
+		ok "the open-files limit is raised to the hard one"
+	else
+		not_ok "the open-files limit is raised to the hard one ($soft, hard $hard)"
+	fi
+fi
+
 # A FIFO at the segment's path, opened by a reader that may not write to
 # it, so read-only: refused at once, never blocked in open() (it was, and
 # ignored SIGTERM there).  The timeout only ends a reader that hangs.

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -153,10 +154,27 @@ static int record(struct read_opts *o)
 	return run(o, &c, &o->many);
 }
 
+/*
+ * Every guest costs files (its segment, and a recording's per-CPU files),
+ * and one guest's share must not run the others out: the soft limit is
+ * raised to the hard one, as far as it goes.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct read_opts o;
 	int err;
+
+	raise_nofile();
 
 	/*
 	 * A segment file truncated under us costs that segment, not the
