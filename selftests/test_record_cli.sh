@@ -428,9 +428,10 @@ fails_with "missing segment" 1 "$tmp/nothere: No such file or directory" \
 	-o "$tmp/x.dat" "$tmp/nothere"
 truncate -s 8192 "$tmp/zero"
 fails_with "not a segment" 3 "not an ivring segment" -o "$tmp/x.dat" "$tmp/zero"
-fails_with "unwritable output" 1 "$tmp/no/dir/x.dat.tmp: No such file or directory" \
+# The directory is opened first, and the message names the file.
+fails_with "unwritable output" 1 "$tmp/no/dir/x.dat: No such file or directory" \
 	--peek -o "$tmp/no/dir/x.dat" "$shm"
-fails_with "unwritable output, following" 1 "$tmp/no/dir/x.dat.cpu0: No such file or directory" \
+fails_with "unwritable output, following" 1 "$tmp/no/dir/x.dat: No such file or directory" \
 	-f --peek -o "$tmp/no/dir/x.dat" "$shm"
 check "no file left behind by a failed start" [ ! -e "$tmp/x.dat" ]
 
