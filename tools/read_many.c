@@ -44,6 +44,7 @@
 #include "libivring.h"
 #include "guest_registry.h"
 #include "follow.h"
+#include "seg_open.h"
 #include "read_common.h"
 #include "read_many.h"
 #include "tool_msg.h"
@@ -51,6 +52,10 @@
 
 /* How often the files are looked at, inotify or not. */
 #define RESCAN_MS	1000
+/* Guests served at once, unless --max-guests says otherwise. */
+#define MAX_GUESTS	1024
+/* What a scan passed over is said at most this often. */
+#define SKIPPED_EVERY_NS 60000000000ULL
 /* How long a reader naps after a pass that found no work, at most. */
 #define NAP_MAX_NS	20000000ULL
 /* How often a claimant refreshes the lag it publishes. */
@@ -63,6 +68,10 @@ struct many {
 	int quit;		/* the output went away (| head): stop, no error */
 	int ending;		/* discovery ended: readers finish and stop */
 	bool *told_missing;	/* per named segment: said it is not there */
+	/* Files of the last scan passed over: another's, or beyond the cap. */
+	unsigned long not_ours, over_cap;
+	unsigned long said_not_ours, said_over_cap;
+	uint64_t said_ns;
 	int readers_done;
 	uint64_t start_ns;
 };
@@ -345,10 +354,24 @@ static bool wanted(const struct many_opts *o, const char *name)
 	return !fnmatch(o->match ? o->match : "ivring*", name, 0);
 }
 
+static bool ours(const struct many_opts *o, uid_t uid)
+{
+	return !uid || uid == geteuid() || (o->has_owner && uid == o->owner);
+}
+
+static bool full(const struct many *m)
+{
+	uint64_t live = __atomic_load_n(&m->reg->nr_added, __ATOMIC_RELAXED) -
+			__atomic_load_n(&m->reg->nr_retired, __ATOMIC_RELAXED);
+
+	return live >= (m->o->max_guests ? m->o->max_guests : MAX_GUESTS);
+}
+
 /*
- * @named: the index of a segment named on the command line, or -1.  A
- * symlink that is found in the watched directory is not followed: anyone
- * who may write there could point it at any file.
+ * @named: the index of a segment named on the command line, or -1.  Of the
+ * files found in the watched directory, which others may write to, a
+ * symlink is not followed (it could point at any file), a file of another
+ * user's is not read, and no more than --max-guests are served.
  */
 static void add_file(struct many *m, const char *path, int named)
 {
@@ -369,11 +392,42 @@ static void add_file(struct many *m, const char *path, int named)
 	}
 	if (!S_ISREG(st.st_mode))
 		return;
+	if (named < 0 && !ours(m->o, st.st_uid)) {
+		m->not_ours++;
+		return;
+	}
+	if (guest_reg_find(m->reg, st.st_dev, st.st_ino))
+		return;
+	if (full(m)) {
+		m->over_cap++;
+		return;
+	}
 	if (!guest_reg_add(m->reg, path, st.st_dev, st.st_ino) &&
 	    errno == ENOMEM) {
 		tool_warn("%s: out of memory", path);
 		set_worst(m, EXIT_RUNTIME);
 	}
+}
+
+/* What the scan passed over, when it changed, once a minute at most. */
+static void say_skipped(struct many *m)
+{
+	uint64_t now = now_ns();
+
+	if ((m->not_ours == m->said_not_ours &&
+	     m->over_cap == m->said_over_cap) ||
+	    (m->said_ns && now - m->said_ns < SKIPPED_EVERY_NS))
+		return;
+	m->said_ns = now;
+	if (m->not_ours != m->said_not_ours && m->not_ours)
+		tool_warn("%s: %lu files of other users not read (--owner USER reads a user's)",
+			  m->o->watch, m->not_ours);
+	if (m->over_cap != m->said_over_cap && m->over_cap)
+		tool_warn("%s: %lu segments not read: %u guests are served already (--max-guests)",
+			  m->o->watch, m->over_cap,
+			  m->o->max_guests ? m->o->max_guests : MAX_GUESTS);
+	m->said_not_ours = m->not_ours;
+	m->said_over_cap = m->over_cap;
 }
 
 /* Every file that is there now is in the registry, every one gone marked. */
@@ -388,6 +442,7 @@ static void scan(struct many *m)
 	DIR *d;
 
 	guest_reg_lock();
+	m->not_ours = m->over_cap = 0;
 	if (m->o->watch) {
 		d = opendir(m->o->watch);
 		while (d && (de = readdir(d))) {
@@ -411,6 +466,8 @@ static void scan(struct many *m)
 			guest_gone(g);
 	}
 	guest_reg_unlock();
+	if (m->o->watch)
+		say_skipped(m);
 }
 
 static const char *state_name(enum guest_state st)
@@ -638,6 +695,7 @@ int many_main(struct many_opts *o)
 	if (!ret)
 		pthread_join(rep, NULL);
 	report(&rp, true);
+	seg_said_end();
 	guest_reg_free(m.reg);
 	guest_reg_thread_offline();
 	free(m.told_missing);

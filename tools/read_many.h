@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct seg_conf;
 
@@ -20,6 +21,14 @@ struct many_opts {
 	unsigned int nr_paths;
 	unsigned int threads;
 	unsigned int stats_interval;	/* seconds; 0: at SIGUSR2 only */
+	/*
+	 * Whose files in the watched directory are read: root's, this
+	 * user's, and --owner's (has_owner).  Anyone may create files in
+	 * /dev/shm: another user's are not guests of ours.
+	 */
+	uid_t owner;
+	bool has_owner;
+	unsigned int max_guests;	/* --max-guests; 0: the default */
 	/* How each guest is read: one_of_many, and the run's output. */
 	const struct seg_conf *seg;
 };

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,8 @@
 /* Long-only options. */
 enum {
 	OPT_CHECKPOINT = 256, OPT_RESUME, OPT_CLOCK, OPT_CTF, OPT_WATCH,
-	OPT_MATCH, OPT_THREADS, OPT_STATS_INTERVAL, OPT_ANY_DIR,
+	OPT_MATCH, OPT_THREADS, OPT_STATS_INTERVAL, OPT_ANY_DIR, OPT_OWNER,
+	OPT_MAX_GUESTS,
 };
 
 #define M_TEXT		1U
@@ -78,6 +80,9 @@ static const struct read_option {
 	  ARG(many.watch) },
 	{ { "match", required_argument, NULL, OPT_MATCH }, M_BOTH,
 	  ARG(many.match) },
+	{ { "owner", required_argument, NULL, OPT_OWNER }, M_BOTH, 0 },
+	{ { "max-guests", required_argument, NULL, OPT_MAX_GUESTS }, M_BOTH,
+	  0 },
 	{ { "threads", required_argument, NULL, OPT_THREADS }, M_BOTH, 0 },
 	{ { "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
 	  M_BOTH, 0 },
@@ -238,18 +243,44 @@ static void parse_clock(struct read_opts *o, const char *arg)
 		usage_error("--clock '%s': guest, host or realtime", arg);
 }
 
-static unsigned int parse_number(const char *name, const char *arg,
-				 unsigned long min)
+static unsigned int parse_count(const char *name, const char *arg,
+				unsigned long min, unsigned long max)
 {
 	unsigned long v;
 	char *end;
 
 	errno = 0;
 	v = strtoul(arg, &end, 10);
-	if (errno || *end || end == arg || v > 1024 || v < min)
-		usage_error("--%s '%s': expected a number, %lu to 1024", name,
-			    arg, min);
+	if (errno || *end || end == arg || v > max || v < min)
+		usage_error("--%s '%s': expected a number, %lu to %lu", name,
+			    arg, min, max);
 	return v;
+}
+
+static unsigned int parse_number(const char *name, const char *arg,
+				 unsigned long min)
+{
+	return parse_count(name, arg, min, 1024);
+}
+
+/* --owner USER: a user name or a uid. */
+static void parse_owner(struct read_opts *o, const char *arg)
+{
+	struct passwd *pw = getpwnam(arg);
+	unsigned long v;
+	char *end;
+
+	if (pw) {
+		o->many.owner = pw->pw_uid;
+	} else {
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || *end || end == arg || v > (uid_t)-2)
+			usage_error("--owner '%s': no such user, and not a uid",
+				    arg);
+		o->many.owner = v;
+	}
+	o->many.has_owner = true;
 }
 
 /* Option @c: kept where the table says, or parsed. */
@@ -277,6 +308,12 @@ static void take(struct read_opts *o, int c, const char *arg)
 		break;
 	case OPT_STATS_INTERVAL:
 		o->many.stats_interval = parse_number("stats-interval", arg, 0);
+		break;
+	case OPT_OWNER:
+		parse_owner(o, arg);
+		break;
+	case OPT_MAX_GUESTS:
+		o->many.max_guests = parse_count("max-guests", arg, 1, 1 << 20);
 		break;
 	case 'e':
 		if (o->nr_patterns == MAX_PATTERNS)
@@ -308,8 +345,9 @@ static void segments(int argc, char **argv, struct read_opts *o)
 	int i, n = argc - optind;
 
 	if (!m->watch && n <= 1) {
-		if (m->match || m->threads || m->stats_interval)
-			usage_error("--match, --threads and --stats-interval are for many segments (--watch, or several named)");
+		if (m->match || m->threads || m->stats_interval ||
+		    m->has_owner || m->max_guests)
+			usage_error("--match, --owner, --max-guests, --threads and --stats-interval are for many segments (--watch, or several named)");
 		if (!n) {
 			tool_warn("no segment given");
 			try_help(o);

@@ -124,6 +124,7 @@ struct seg {
 	dev_t dev;		/* with ino: the file that path must still be */
 	ino_t ino;
 	uint64_t retry_ns;	/* when to try to open it again */
+	uint64_t retry_gap_ns;	/* one of many: the back-off so far */
 	uint64_t grace_ns;	/* until then, a format is waited for */
 	bool told;		/* said that it waits for the guest */
 	/* Following one segment. */

@@ -19,10 +19,24 @@
 #include "tool_msg.h"
 #include "tool_time.h"
 
-/* How often one of many segments that cannot be opened yet is tried again. */
+/*
+ * How often one of many segments that cannot be opened yet is tried again:
+ * at first soon, as a guest that is booting is, then less and less often,
+ * since anyone who may create files in the directory can make thousands
+ * that never become segments.
+ */
 #define RETRY_MANY_NS	200000000ULL
+#define RETRY_MANY_MAX_NS 10000000000ULL
 /* How long a segment that the guest is formatting is waited for, at most. */
 #define FORMAT_GRACE_NS	2000000000ULL
+
+/* Said once a guest at most, but guests may be many: a few a second. */
+static struct tool_ratelimit many_said = TOOL_RATELIMIT(1000000000ULL, 10);
+
+void seg_said_end(void)
+{
+	tool_ratelimit_end(&many_said, "about guests waited for or skipped");
+}
 
 void seg_say_why(const struct seg *s, const char *why)
 {
@@ -31,9 +45,10 @@ void seg_say_why(const struct seg *s, const char *why)
 	if (!s->c->one_of_many)
 		tool_warn("%s", why);
 	else if (!strncmp(why, s->path, len))
-		tool_warn("%s; skipping this guest", why);
+		tool_warn_limited(&many_said, "%s; skipping this guest", why);
 	else
-		tool_warn("%s: %s; skipping this guest", s->path, why);
+		tool_warn_limited(&many_said, "%s: %s; skipping this guest",
+				  s->path, why);
 }
 
 /*
@@ -55,6 +70,15 @@ static bool worth_waiting(struct seg *s, int ret, bool may_wait,
 	if (ret == -EAGAIN && now_ns() < s->grace_ns)
 		return true;
 	/*
+	 * Out of files or memory: for one of many perhaps only until another
+	 * guest lets go of its share, so not a verdict on this one.
+	 */
+	if (may_wait && s->c->one_of_many &&
+	    (ret == -EMFILE || ret == -ENFILE || ret == -ENOMEM)) {
+		tool_warn_limited(&many_said, "%s; trying again later", why);
+		return true;
+	}
+	/*
 	 * QEMU makes the file before the guest loads the module: a segment
 	 * that does not exist yet or that the guest has not formatted yet is
 	 * one to wait for, not an error; so is, for one of many, one that
@@ -63,7 +87,9 @@ static bool worth_waiting(struct seg *s, int ret, bool may_wait,
 	if (!may_wait || (ret != -ENOENT && ret != -ENOTTY && ret != -EAGAIN &&
 			  !(ret == -EBUSY && s->c->one_of_many)))
 		return false;
-	if (!s->told)
+	if (!s->told && s->c->one_of_many)
+		tool_warn_limited(&many_said, "%s; waiting for the guest", why);
+	else if (!s->told)
 		tool_warn("%s; waiting for the guest", why);
 	s->told = true;
 	return true;
@@ -98,8 +124,17 @@ int seg_try_open(struct seg *s, bool may_wait)
 		return SEG_WORK;
 	s->r = NULL;
 	if (worth_waiting(s, ret, may_wait, err)) {
-		s->retry_ns = now + (s->c->one_of_many ? RETRY_MANY_NS :
-							BACKOFF_MAX_NS);
+		if (!s->c->one_of_many) {
+			s->retry_ns = now + BACKOFF_MAX_NS;
+			return SEG_WAIT;
+		}
+		/* One that is formatting is looked at again soon. */
+		if (ret == -EAGAIN && now < s->grace_ns)
+			s->retry_gap_ns = RETRY_MANY_NS;
+		else if (s->retry_gap_ns < RETRY_MANY_MAX_NS)
+			s->retry_gap_ns = s->retry_gap_ns ?
+					  2 * s->retry_gap_ns : RETRY_MANY_NS;
+		s->retry_ns = now + s->retry_gap_ns;
 		return SEG_WAIT;
 	}
 	seg_say_why(s, err[0] ? err : strerror(-ret));

@@ -23,5 +23,10 @@ int seg_try_open(struct seg *s, bool may_wait);
 int seg_open_one(struct seg *s);
 /* Why @s cannot be read; for one of many, naming it, and that it is skipped. */
 void seg_say_why(const struct seg *s, const char *why);
+/*
+ * Of many, such messages are rate-limited: at the end, how many were not
+ * shown.
+ */
+void seg_said_end(void);
 
 #endif /* IVRING_SEG_OPEN_H */

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "tool_msg.h"
+#include "tool_time.h"
 
 static void say(const char *fmt, va_list ap)
 {
@@ -32,4 +34,47 @@ void tool_die(const char *fmt, ...)
 	say(fmt, ap);
 	va_end(ap);
 	exit(1);
+}
+
+void tool_warn_limited(struct tool_ratelimit *rl, const char *fmt, ...)
+{
+	unsigned long held = 0;
+	uint64_t now = now_ns();
+	bool say_it;
+	va_list ap;
+
+	pthread_mutex_lock(&rl->lock);
+	if (!rl->begin_ns || now - rl->begin_ns >= rl->interval_ns) {
+		rl->begin_ns = now;
+		rl->said = 0;
+	}
+	say_it = rl->said < rl->burst;
+	if (say_it) {
+		rl->said++;
+		held = rl->held;
+		rl->held = 0;
+	} else {
+		rl->held++;
+	}
+	pthread_mutex_unlock(&rl->lock);
+	if (!say_it)
+		return;
+	if (held)
+		tool_warn("(%lu more messages like the next one were not shown)",
+			  held);
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+}
+
+void tool_ratelimit_end(struct tool_ratelimit *rl, const char *what)
+{
+	unsigned long held;
+
+	pthread_mutex_lock(&rl->lock);
+	held = rl->held;
+	rl->held = 0;
+	pthread_mutex_unlock(&rl->lock);
+	if (held)
+		tool_warn("%lu more messages %s were not shown", held, what);
 }

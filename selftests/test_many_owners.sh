@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# SPDX-FileCopyrightText: 2026 The ivring authors
+#
+# Anyone may create files in /dev/shm.  One ivring-read --watch must serve
+# its guests however many files others put there: 2000 empty files of
+# another user's (uid 65534) are not read but counted in one line, 300
+# empty files of root's are waited for with back-off and rate-limited
+# messages, and an honest guest among them is read whole.  --owner reads a
+# user's files too, and --max-guests caps the guests served at once.
+# Exit: 0 pass, 1 fail, 4 skip (kselftest).
+
+set -u
+# shellcheck source-path=SCRIPTDIR source=many_lib.sh
+. "$(dirname "$0")/many_lib.sh"
+many_setup owners
+
+if [ "$(id -u)" != 0 ]; then
+	echo "# SKIP: needs root, to make files of another user's"
+	exit 4
+fi
+
+EVENTS=500
+CPUS=2
+
+# wait_lines FILE PATTERN N: up to 60 s for N lines of FILE to hold PATTERN.
+wait_lines() {
+	local i
+	for i in $(seq 1 600); do
+		[ "$(grep -c -- "$2" "$1")" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+for i in $(seq 1 2000); do
+	: >"$dir/ivring-theirs$i"
+done
+chown 65534:65534 "$dir"/ivring-theirs*
+for i in $(seq 1 300); do
+	: >"$dir/ivring-empty$i"
+done
+"$gen_bin" -q -s 1M -c $CPUS -n $EVENTS -S "$dir/ivring-honest" ||
+	{ echo "# ivring-gen failed"; exit 1; }
+
+"$read_bin" --watch "$dir" >"$tmp/out" 2>"$tmp/err" &
+rpid=$!
+if wait_lines "$tmp/out" '^ivring-honest: ' $((EVENTS * CPUS)); then
+	ok "the honest guest is read whole among 2300 other files"
+else
+	not_ok "the honest guest is read whole ($(grep -c '^ivring-honest: ' "$tmp/out") of $((EVENTS * CPUS)) lines)"
+fi
+wait_lines "$tmp/err" "files of other users not read" 1
+kill -INT $rpid
+wait $rpid
+check "another user's files: one line that counts them" \
+	grep -q "$dir: 2000 files of other users not read (--owner USER reads a user's)" "$tmp/err"
+if grep -q "ivring-theirs" "$tmp/err"; then
+	not_ok "another user's files are not opened"
+	grep "ivring-theirs" "$tmp/err" | head -n 5 | sed 's/^/# /'
+else
+	ok "another user's files are not opened"
+fi
+lines=$(wc -l <"$tmp/err")
+if [ "$lines" -lt 60 ]; then
+	ok "300 files that are not segments yet: $lines lines on stderr"
+else
+	not_ok "300 files that are not segments yet: $lines lines on stderr (at most 60)"
+	head -n 20 "$tmp/err" | sed 's/^/# /'
+fi
+check "what the rate limit held back is counted" \
+	grep -Eq "more messages (like the next one|about guests waited for or skipped) were not shown" "$tmp/err"
+
+# --owner: the other user's files are read as ours are (here: waited for).
+rm -f "$dir"/ivring-empty* "$dir/ivring-honest"
+"$read_bin" --watch "$dir" --owner 65534 --match 'ivring-theirs1' \
+	>"$tmp/out" 2>"$tmp/err" &
+rpid=$!
+wait_lines "$tmp/err" "ivring-theirs1: not an ivring segment" 1
+kill -INT $rpid
+wait $rpid
+check "--owner 65534 reads that user's files" \
+	grep -q "ivring-theirs1: not an ivring segment" "$tmp/err"
+if grep -q "files of other users" "$tmp/err"; then
+	not_ok "--owner: no other user's files left out"
+else
+	ok "--owner: no other user's files left out"
+fi
+
+# --max-guests: the guests beyond the cap are counted, not served.
+rm -f "$dir"/ivring-theirs*
+for i in 1 2 3 4 5; do
+	: >"$dir/ivring-empty$i"
+done
+"$read_bin" --watch "$dir" --max-guests 3 >"$tmp/out" 2>"$tmp/err" &
+rpid=$!
+wait_lines "$tmp/err" "segments not read" 1
+kill -INT $rpid
+wait $rpid
+check "--max-guests 3: the other 2 are counted" \
+	grep -q "$dir: 2 segments not read: 3 guests are served already (--max-guests)" "$tmp/err"
+
+expect_fail "--max-guests 0 is refused" 2 "expected a number, 1 to" \
+	"$read_bin" --watch "$dir" --max-guests 0
+expect_fail "--owner of no such user is refused" 2 "no such user" \
+	"$read_bin" --watch "$dir" --owner no-such-user-here
+
+echo "# $((n - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
