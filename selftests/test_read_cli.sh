@@ -101,6 +101,25 @@ fails_with "--cpu out of range" 2 \
 	"--cpu 5: out of range, the segment has 2 CPUs (0-1)" -p --cpu 0,5 "$seg"
 fails_with "-e matching nothing" 2 "-e 'nosuch:event' matches no event format" \
 	-p -e nosuch:event "$seg"
+# Followed, the guest may add the format later: said, and read on (in a
+# copy: a reader consumes what -e leaves out, and $seg serves the rest).
+cp "$seg" "$tmp/follow-e.seg"
+"$read_bin" -f -e nosuch:event "$tmp/follow-e.seg" >"$tmp/out" 2>"$tmp/err" &
+bg=$!
+i=0
+while [ $i -lt 200 ] && ! grep -q "following: its events" "$tmp/err"; do
+	sleep 0.05
+	i=$((i + 1))
+done
+if kill -0 "$bg" 2>/dev/null && grep -q "following: its events" "$tmp/err"; then
+	ok "-e matching nothing yet, with --follow: said, and followed"
+else
+	not_ok "-e matching nothing yet, with --follow: said, and followed"
+	sed 's/^/# /' "$tmp/err"
+fi
+kill -TERM "$bg" 2>/dev/null
+wait "$bg"
+bg=
 fails_with "missing file" 1 "$tmp/nothere: No such file or directory" "$tmp/nothere"
 fails_with "missing shm name" 1 "/dev/shm/$shm_name: No such file or directory" "$shm_name"
 

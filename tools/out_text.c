@@ -264,9 +264,16 @@ static int text_start(struct seg *s)
 		if (err)
 			return err;
 	}
-	/* A pattern that matches nothing is a user's error, at the start. */
-	if (t->want && !build_filter(s, tc, t, false) && !s->part)
-		return EXIT_USAGE;
+	/*
+	 * A pattern that matches nothing is a user's error, at the start;
+	 * but a guest that is followed may add the format later (an event
+	 * enabled in the generic lane, a kprobe made).
+	 */
+	if (t->want && !build_filter(s, tc, t, false) && !s->part) {
+		if (!s->c->follow)
+			return EXIT_USAGE;
+		text_warn(tc, s, "following: its events are shown once the guest adds their format");
+	}
 	return tc->out ? 0 : text_open(tc);
 }
 
