@@ -18,7 +18,11 @@
 #define GUEST_PPM	100
 
 static u64 host_base;
-static atomic_int guest_kind;	/* 0: honest, 1: backwards, 2: garbage */
+/*
+ * 0: honest, 1: backwards, 2: garbage, 3: near 2^62 and 2 ns a read (two
+ * answers are one double), 4: from 2^62 at half the host's rate.
+ */
+static atomic_int guest_kind;
 
 static u64 mono(void)
 {
@@ -60,6 +64,10 @@ static u64 guest_clock(void)
 		return guest_at(mono()) - ++n * 1000000000ULL;
 	case 2:
 		return (u64)random() << 20;
+	case 3:
+		return (1ULL << 62) + 2 * ++n;
+	case 4:
+		return (1ULL << 62) + (mono() - host_base) / 2;
 	default:
 		return guest_at(mono());
 	}
@@ -253,6 +261,70 @@ TEST_F(clk, hostile_guest)
 	for (i = 0; i < 1000; i++)
 		EXPECT_EQ(0, ivring__clock_host(self->r, (u64)random() << 24,
 						IVRING_HOST_MONOTONIC, &h, &bound));
+}
+
+/*
+ * Two samples whose guest times are one double: the interpolation between
+ * them divided 0 by 0 and converted the NaN (undefined), and gave any
+ * time.  Now the first sample's offset holds between them.
+ */
+/*
+ * A second sample kept, within a minute: a burst slower than the first
+ * (a busy machine, a sanitizer) is not kept while the first is recent.
+ */
+static int second_sample(struct ivring *r)
+{
+	struct ivring_clock_info ci = { .sz = sizeof(ci) };
+	u64 deadline = mono() + 60000000000ULL;
+
+	do {
+		ivring__clock_sync(r, 200);
+		if (ivring__clock_info(r, &ci))
+			return -1;
+	} while (ci.samples < 2 && mono() < deadline);
+	return ci.samples == 2 ? 0 : -1;
+}
+
+TEST_F(clk, adjacent_huge_times)
+{
+	struct ivring_clock_info ci = { .sz = sizeof(ci) };
+	uint64_t s0_guest, s0_host, h, bound;
+
+	atomic_store(&guest_kind, 3);
+	ASSERT_EQ(1, ivring__clock_sync(self->r, 200));
+	ASSERT_EQ(0, ivring__clock_info(self->r, &ci));
+	s0_host = ci.last_host_ns;
+	s0_guest = ci.last_host_ns - (uint64_t)ci.offset_ns;
+	ASSERT_EQ(0, second_sample(self->r));
+	EXPECT_EQ(0, ivring__clock_host(self->r, s0_guest + 1,
+					IVRING_HOST_MONOTONIC, &h, &bound));
+	EXPECT_EQ(s0_host + 1, h);
+}
+
+/*
+ * A guest clock at half the host's rate, and a guest time far beyond its
+ * samples: the extrapolated offset is beyond 64 bits.  It saturates (the
+ * guest only misplaces its own events); before, a double out of range was
+ * converted, which UBSan's float-cast-overflow reports in the asan build.
+ */
+TEST_F(clk, slow_guest_far_away)
+{
+	struct ivring_clock_info ci = { .sz = sizeof(ci) };
+	uint64_t h, h2, bound, t;
+
+	atomic_store(&guest_kind, 4);
+	ASSERT_EQ(1, ivring__clock_sync(self->r, 200));
+	/* Two samples 1 s apart in guest time, 2 s in the host's. */
+	t = mono() + 2200000000ULL;
+	while (mono() < t)
+		usleep(10000);
+	ASSERT_EQ(0, second_sample(self->r));
+	ASSERT_EQ(0, ivring__clock_info(self->r, &ci));
+	EXPECT_LT(900000.0, ci.drift_ppm);
+	EXPECT_EQ(0, ivring__clock_host(self->r, UINT64_MAX,
+					IVRING_HOST_MONOTONIC, &h, &bound));
+	EXPECT_EQ(0, ivring__clock_host(self->r, 0, IVRING_HOST_MONOTONIC,
+					&h2, &bound));
 }
 
 TEST_F(clk, refusals)

@@ -249,15 +249,53 @@ int ivring__clock_sync(struct ivring *r, int timeout_ms)
 	return ivr_guarded(r, sync_mapped, &timeout_ms);
 }
 
+/*
+ * A double as an integer, saturated: the guest chose the times that went
+ * into it, and converting a value out of range (or NaN) is undefined.
+ */
+static s64 sat_s64(double v)
+{
+	if (!(v == v))
+		return 0;
+	if (v >= 9.2e18)
+		return INT64_MAX;
+	if (v <= -9.2e18)
+		return INT64_MIN;
+	return (s64)v;
+}
+
+static u64 sat_u64(double v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v >= 1.8e19)
+		return UINT64_MAX;
+	return (u64)v;
+}
+
+/* @a + @b, in the two's complement that host times wrap in. */
+static s64 add_wrap(s64 a, s64 b)
+{
+	return (s64)((u64)a + (u64)b);
+}
+
 /* The offset between samples @a and @b, at guest time @g, and its bound. */
 static void between(const struct ivr_sync_sample *a,
 		    const struct ivr_sync_sample *b, u64 g, s64 *off, u64 *bound)
 {
 	s64 oa = (s64)(a->host - a->guest), ob = (s64)(b->host - b->guest);
-	double f = ((double)g - (double)a->guest) /
-		   ((double)b->guest - (double)a->guest);
+	/*
+	 * Above 2^53 two guest times a nanosecond apart are one double: then
+	 * the span is 0, and @a's offset is all there is to go by.
+	 */
+	double span = (double)b->guest - (double)a->guest;
+	double f = span > 0 ? ((double)g - (double)a->guest) / span : 0;
 
-	*off = oa + (s64)((double)(ob - oa) * f);
+	if (!(f > 0))
+		f = 0;
+	else if (f > 1)
+		f = 1;
+	*off = add_wrap(oa, sat_s64(((double)ob - (double)oa) * f));
 	*bound = (a->rtt > b->rtt ? a->rtt : b->rtt) / 2;
 }
 
@@ -302,8 +340,9 @@ static void outside(const struct ivr_sync *y, bool first, u64 g, s64 *off,
 	} else {
 		err = IVR_SYNC_DRIFT_PPB / 1e9;
 	}
-	*off = (s64)(e->host - e->guest) + (s64)(drift * dist);
-	*bound = e->rtt / 2 + (u64)(err * (dist < 0 ? -dist : dist));
+	*off = add_wrap((s64)(e->host - e->guest), sat_s64(drift * dist));
+	*bound = sat_u64((double)(e->rtt / 2) +
+			 err * (dist < 0 ? -dist : dist));
 }
 
 int ivring__clock_host(struct ivring *r, uint64_t guest_ns, unsigned int clock,
@@ -352,6 +391,7 @@ int ivring__clock_info(struct ivring *r, struct ivring_clock_info *ci)
 {
 	struct ivring_clock_info i = { .sz = sizeof(i) };
 	const struct ivr_sync *y;
+	double span;
 
 	if (!r || !ci || ci->sz < sizeof(ci->sz))
 		return -EINVAL;
@@ -368,10 +408,11 @@ int ivring__clock_info(struct ivring *r, struct ivring_clock_info *ci)
 		i.last_host_ns = l->host;
 		i.last_bound_ns = l->rtt / 2;
 		i.best_bound_ns = y->best_rtt / 2;
-		if (l->guest > f->guest)
+		span = (double)l->guest - (double)f->guest;
+		if (span > 0)
 			i.drift_ppm = ((double)(s64)(l->host - l->guest) -
 				       (double)(s64)(f->host - f->guest)) /
-				      ((double)l->guest - (double)f->guest) * 1e6;
+				      span * 1e6;
 	}
 	ivr_struct_out(ci, &i, sizeof(i));
 	return 0;
