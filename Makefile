@@ -112,8 +112,8 @@ selftests_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools -Iselftests \
 VARIANTS	:= plain asan tsan
 plain_CFLAGS	:= $(CFLAGS)
 plain_LDFLAGS	:=
-asan_CFLAGS	:= -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
-		   -fno-sanitize-recover=all
+asan_CFLAGS	:= -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all \
+		   -fsanitize=address,undefined,float-cast-overflow,float-divide-by-zero
 asan_LDFLAGS	:= -fsanitize=address,undefined
 tsan_CFLAGS	:= -O1 -g -fsanitize=thread
 tsan_LDFLAGS	:= -fsanitize=thread
