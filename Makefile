@@ -202,6 +202,60 @@ endef
 
 $(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
 
+# --- coverage-guided fuzzing: selftests/fuzz, libFuzzer --------------------
+
+# The library, the writer and the synthetic events again, built by clang
+# with libFuzzer's coverage under ASan and UBSan, into a target for each
+# selftests/fuzz/fuzz_*.c.  make check runs each for FUZZ_SECONDS (10) from
+# its seeds (run_tests.sh); make fuzz-long for longer, into its corpus in
+# build/fuzz/corpus/.
+FUZZ_CC		?= clang
+FUZZ_CFLAGS	:= -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all \
+		   -fsanitize=address,undefined,float-cast-overflow \
+		   -fsanitize=float-divide-by-zero
+FUZZ_SRCS	:= $(sort $(wildcard selftests/fuzz/fuzz_*.c))
+FUZZERS		:= $(FUZZ_SRCS:selftests/fuzz/%.c=$(B)/fuzz/%)
+FUZZ_OBJS	:= $(LIB_SRCS:%.c=$(B)/fuzz/obj/%.o) \
+		   $(WRITER_SRCS:%.c=$(B)/fuzz/obj/%.o) \
+		   $(B)/fuzz/obj/tools/synth_events.o
+
+$(B)/fuzz/obj/lib/%.o: lib/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(BASE_CFLAGS) \
+		$(lib_INC) -c -o $@ $<
+
+$(B)/fuzz/obj/include/writer/%.o: include/writer/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(BASE_CFLAGS) \
+		$(writer_INC) -c -o $@ $<
+
+$(B)/fuzz/obj/tools/%.o: tools/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(BASE_CFLAGS) \
+		$(tools_INC) -c -o $@ $<
+
+$(FUZZERS): $(B)/fuzz/%: selftests/fuzz/%.c $(FUZZ_OBJS) \
+		$(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
+	$(call msg,LD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(BASE_CFLAGS) \
+		$(selftests_INC) -Iselftests/fuzz -o $@ $< $(FUZZ_OBJS) $(TOOL_LIBS)
+
+DEPS += $(FUZZ_OBJS:%.o=%.d) $(FUZZERS:%=%.d)
+
+.PHONY: fuzz fuzz-long
+fuzz: $(FUZZERS)
+
+# Each target for FUZZ_SECONDS (default an hour), one after the other.
+fuzz-long: fuzz
+	$(Q)for f in $(FUZZERS); do \
+		selftests/fuzz/run.sh $(or $(FUZZ_SECONDS),3600) \
+			$(abspath $(B))/fuzz/corpus/$$(basename $$f) $$f || \
+			exit 1; \
+	done
+
 # Archives may be empty (no helper objects yet): ar then writes an empty one.
 $(B)/%.a:
 	$(call msg,AR,$@)
@@ -324,7 +378,7 @@ check-matrix: FORCE
 
 # The recipe keeps make from saying "Nothing to be done".  The module is
 # for the guest tests, selftests/vm/.
-check-build: all variants module module-test modules-all
+check-build: all variants fuzz module module-test modules-all
 	@:
 
 # The benchmarks that time ivring-gen, ivring-read, cp and trace-cmd find
@@ -429,7 +483,8 @@ DEB_PKGS	:= build-essential make pkg-config xz-utils libtraceevent-dev \
 		   linux-headers-amd64 linux-image-amd64 \
 		   linux-headers-rt-amd64 linux-image-rt-amd64 \
 		   linux-headers-6.12-amd64 linux-image-6.12-amd64 \
-		   linux-headers-6.12-rt-amd64 linux-image-6.12-rt-amd64
+		   linux-headers-6.12-rt-amd64 linux-image-6.12-rt-amd64 \
+		   clang libfuzzer-14-dev
 SUDO		:= $(if $(filter 0,$(shell id -u)),,sudo)
 
 deps:

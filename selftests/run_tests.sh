@@ -6,6 +6,7 @@
 #
 #   every selftests/test_*.c program under plain and asan (ASan + UBSan),
 #   the concurrent ones, selftests/test_mt_*.c, under tsan too,
+#   every libFuzzer target of selftests/fuzz for FUZZ_SECONDS (10),
 #   every selftests/test_*.sh once, with the plain build,
 #   every selftests/vm/*.sh (but lib*.sh) once: each boots TCG guests with
 #   build/module/ivring.ko, so the build before us made the module too;
@@ -271,6 +272,16 @@ for src in "$here"/test_*.c; do
 			run tsan "$name" "${tsan_prefix[@]}" "$build/tsan/selftests/$name"
 		;;
 	esac
+done
+
+# Each libFuzzer target (selftests/fuzz) for FUZZ_SECONDS, from its seeds,
+# into a corpus that later runs start from; make fuzz-long runs longer.
+for f in "$build"/fuzz/fuzz_*; do
+	[ -x "$f" ] && [ "${f%.d}" = "$f" ] || continue
+	name=$(basename "$f")
+	selected "$name" || continue
+	run fuzz "$name" "$here/fuzz/run.sh" "${FUZZ_SECONDS:-10}" \
+		"$build/fuzz/corpus/$name" "$f"
 done
 
 # Scripts run once, on the plain build; they may use the asan tools too.

@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# SPDX-FileCopyrightText: 2026 The ivring authors
+#
+# run.sh SECONDS CORPUS FUZZER: run one libFuzzer target of selftests/fuzz
+# for SECONDS, keeping what it finds in CORPUS (made if missing), from its
+# seeds in the tree: fuzz_format starts from the kernels' format texts in
+# selftests/data/formats; fuzz_segment and fuzz_checkpoint start from the
+# honest segment and checkpoint that their empty input stands for.  Exits
+# as libFuzzer does: 0 when it found nothing.
+
+set -u
+[ $# = 3 ] || { echo "usage: $0 SECONDS CORPUS FUZZER" >&2; exit 2; }
+seconds=$1 corpus=$2 fuzzer=$3
+here=$(cd "$(dirname "$0")" && pwd)
+
+seeds=()
+case $(basename "$fuzzer") in
+fuzz_format) seeds=("$here/../data/formats") ;;
+esac
+mkdir -p "$corpus" || exit 1
+# -timeout: one input taking 20 s is a hang; -rss_limit_mb: a leak or a
+# blow-up; a crash leaves its input in CORPUS/.. as crash-*.
+cd "$corpus/.." && exec "$fuzzer" -max_total_time="$seconds" -timeout=20 \
+	-rss_limit_mb=2048 -print_final_stats=1 "$corpus" "${seeds[@]}"
