@@ -246,4 +246,38 @@ TEST(refused_layout)
 	}
 }
 
+/*
+ * The text is @len bytes, not a string: one that ends where a field line
+ * should begin was read one byte past its end (libFuzzer's fuzz_format
+ * found it; the library's own copies end in a NUL, which hid it).  Every
+ * prefix of a real format, each in a buffer of its size, for ASan.
+ */
+TEST(prefixes_not_strings)
+{
+	static const char full[] =
+		"name: p\nID: 100\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:u32 a;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+		"print fmt: \"a=%u\", REC->a\n";
+	char why[256];
+	size_t len;
+
+	for (len = 1; len < sizeof(full) - 1; len++) {
+		char *t = malloc(len);
+
+		ASSERT_NE(NULL, t);
+		memcpy(t, full, len);
+		EXPECT_EQ(-EINVAL, ivr_format_grammar(t, len, 100, why,
+						      sizeof(why), NULL));
+		free(t);
+	}
+	EXPECT_EQ(0, ivr_format_grammar(full, sizeof(full) - 1, 100, why,
+					sizeof(why), NULL)) {
+		TH_LOG("%s", why);
+	}
+}
+
 TEST_HARNESS_MAIN

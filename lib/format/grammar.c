@@ -338,7 +338,8 @@ static bool field_line(struct gr *g, bool common)
 	g->tokens += 4;
 	return declare(g, d, e, off, size, common);
 bad:
-	if (g->t[start] == '\t')
+	/* A text may end where a field line should begin: t[len] is not ours. */
+	if (start < g->len && g->t[start] == '\t')
 		start++;
 	return fail(g, "has a malformed field line (%.*s)", line_len(g, start),
 		    g->t + start);
