@@ -115,6 +115,14 @@ static int start_file(struct seg *s, struct rec_out *ro)
 	ro->nr_cpus = info.nr_cpus;
 	ro->nr_subbufs = info.nr_subbufs;
 	ret = ivring__rec_open(s->r, ro->out, &opts, &ro->w);
+	if (ret == -EPERM && !rc->any_dir) {
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s (or --any-dir)",
+			 ivring__errmsg(s->r));
+		rec_warn(s, msg);
+		return EXIT_RUNTIME;
+	}
 	if (ret) {
 		rec_warn(s, ivring__errmsg(s->r));
 		return ret == -EINVAL || ret == -EEXIST ? EXIT_USAGE : EXIT_RUNTIME;
