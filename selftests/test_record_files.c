@@ -10,6 +10,7 @@
  * recorder's own: made 0755, or taken only if nobody else owns it or may
  * write to it.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -130,6 +131,36 @@ static int record_cpu0(struct ivring_rec *w, struct ivring *r)
 }
 
 /*
+ * Nothing in @dir but @n names of @names and hidden files: a temporary
+ * file that a reader of the directory would take for a stream or a trace
+ * (babeltrace2 reads every file of a CTF trace but "metadata") must not
+ * stay, nor be seen while it is written.
+ */
+static bool only(const char *dir, const char *const *names, int n)
+{
+	struct dirent *de;
+	bool ok = true;
+	DIR *d = opendir(dir);
+	int i;
+
+	if (!d)
+		return false;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		for (i = 0; i < n && strcmp(de->d_name, names[i]); i++)
+			;
+		if (i == n) {
+			fprintf(stderr, "# %s/%s: not expected\n", dir,
+				de->d_name);
+			ok = false;
+		}
+	}
+	closedir(d);
+	return ok;
+}
+
+/*
  * t.dat.head.tmp was the fixed name t.dat.head was written under, at the
  * start and whenever new cmdlines came: a symlink there was written
  * through.  Now no name the planter can know is written to.
@@ -149,6 +180,11 @@ TEST_F(files, head_tmp_not_followed)
 	ASSERT_TRUE(intact(self->vdir, "head"));
 	ASSERT_TRUE(is_symlink(self->dir, "t.dat.head.tmp"));
 	ASSERT_TRUE(is_file(self->dir, "t.dat"));
+	{
+		static const char *const left[] = { "t.dat", "t.dat.head.tmp" };
+
+		ASSERT_TRUE(only(self->dir, left, 2));
+	}
 }
 
 /*
@@ -249,6 +285,48 @@ TEST_F(files, ctf_metadata_tmp_not_followed)
 	ASSERT_EQ(0, ivring__rec_formats(w, self->r));
 	ASSERT_EQ(0, ivring__rec_close(w, err, sizeof(err)));
 	ASSERT_TRUE(intact(self->vdir, "meta"));
+	ASSERT_TRUE(is_file(trace, "metadata"));
+	{
+		static const char *const left[] = { "metadata", "channel0_0" };
+
+		ASSERT_TRUE(only(trace, left, 2));
+	}
+}
+
+/*
+ * The trace.dat's own name taken by a FIFO or a device: a recording
+ * replaces only a file (as root it renamed a file over /dev/null).
+ */
+TEST_F(files, target_not_a_file_refused)
+{
+	char err[512];
+	struct ivring_rec *w;
+	struct stat st;
+
+	ASSERT_EQ(0, mkfifo(self->path, 0600));
+	ASSERT_EQ(-EEXIST, rec_open(self->r, self->path, IVRING_REC_TRACE_DAT,
+				    0, &w, err, sizeof(err)));
+	ASSERT_NE(NULL, strstr(err, "is not a regular file"));
+	ASSERT_EQ(0, lstat(self->path, &st));
+	ASSERT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+/* A CTF trace into ".", an empty working directory. */
+TEST_F(files, ctf_into_dot)
+{
+	char cwd[PATH_MAX], trace[256], err[512];
+	struct ivring_rec *w;
+
+	snprintf(trace, sizeof(trace), "%s/ctf", self->dir);
+	ASSERT_EQ(0, mkdir(trace, 0755));
+	ASSERT_NE(NULL, getcwd(cwd, sizeof(cwd)));
+	ASSERT_EQ(0, chdir(trace));
+	EXPECT_EQ(0, rec_open(self->r, ".", IVRING_REC_CTF, 0, &w, err,
+			      sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	ASSERT_EQ(0, chdir(cwd));
+	ASSERT_EQ(0, ivring__rec_close(w, err, sizeof(err)));
 	ASSERT_TRUE(is_file(trace, "metadata"));
 }
 

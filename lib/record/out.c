@@ -50,10 +50,27 @@ int ivr_out_open_dir(struct ivring_rec *w, const char *path)
 	if (!*leaf || !strcmp(leaf, ".") || !strcmp(leaf, ".."))
 		return ivr_err(w, -EINVAL,
 			       "%s: name a file, not a directory", path);
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* O_PATH: a directory we may write to but not list will do. */
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return ivr_err(w, -errno, "%s: %s", path, strerror(errno));
 	return fd;
+}
+
+int ivr_out_target(struct ivring_rec *w, const char *path)
+{
+	struct stat st;
+
+	if (fstatat(w->dirfd, ivr_out_leaf(path), &st, AT_SYMLINK_NOFOLLOW)) {
+		if (errno == ENOENT)
+			return 0;
+		return ivr_err(w, -errno, "%s: %s", path, strerror(errno));
+	}
+	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+		return 0;
+	return ivr_err(w, -EEXIST,
+		       "%s exists and is not a regular file: a recording replaces only a file",
+		       path);
 }
 
 int ivr_out_create(int dirfd, const char *name, int flags)
@@ -88,8 +105,10 @@ void ivr_out_unlink(int dirfd, const char *name)
 }
 
 /*
- * A new file beside @name, under @name with a random suffix, that nobody
- * made before us; its name goes to @tmp.  An fd, or -errno.
+ * A new file beside @name, ".LEAF.RANDOM", that nobody made before us; its
+ * name goes to @tmp.  Hidden, so that a reader of the directory (babeltrace2
+ * takes every other file of a CTF trace for a stream) never sees it, even
+ * if the recorder dies before the rename.  An fd, or -errno.
  */
 static int create_beside(int dirfd, const char *name, char *tmp, size_t len)
 {
@@ -99,7 +118,9 @@ static int create_beside(int dirfd, const char *name, char *tmp, size_t len)
 	for (tries = 0; tries < 64 && fd == -EEXIST; tries++) {
 		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
 			rnd = (u32)getpid() * 2654435761u + tries;
-		if ((size_t)snprintf(tmp, len, "%s.%08x", name, rnd) >= len)
+		if ((size_t)snprintf(tmp, len, "%.*s.%s.%08x",
+				     (int)(ivr_out_leaf(name) - name), name,
+				     ivr_out_leaf(name), rnd) >= len)
 			return -ENAMETOOLONG;
 		fd = ivr_out_create(dirfd, tmp, O_WRONLY);
 	}
@@ -131,11 +152,10 @@ int ivr_out_replace(struct ivring_rec *w, int dirfd, const char *name,
 int ivr_out_own_dir(struct ivring_rec *w, const char *path)
 {
 	const char *leaf = ivr_out_leaf(path);
-	bool made = !mkdirat(w->dirfd, leaf, 0755);
 	struct stat st;
 	int fd;
 
-	if (!made && errno != EEXIST)
+	if (mkdirat(w->dirfd, leaf, 0755) && errno != EEXIST)
 		return ivr_err(w, -errno, "%s: %s", path, strerror(errno));
 	fd = openat(w->dirfd, leaf,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -145,7 +165,8 @@ int ivr_out_own_dir(struct ivring_rec *w, const char *path)
 			       path);
 	if (fd < 0)
 		return ivr_err(w, -errno, "%s: %s", path, strerror(errno));
-	if (made || w->any_dir)
+	/* One we made is checked too: it may have been swapped since. */
+	if (w->any_dir)
 		return fd;
 	if (fstat(fd, &st)) {
 		int ret = -errno;

@@ -173,7 +173,7 @@ int ivring__rec_clock(struct ivring_rec *w, struct ivring *r)
 static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
 		     const struct ivring_rec_opts *o)
 {
-	const char *base, *seg;
+	const char *base, *seg, *leaf;
 	int ret;
 
 	w->info.sz = sizeof(w->info);
@@ -202,6 +202,18 @@ static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
 	/* "DIR/" is DIR: a CTF trace's path names the directory itself. */
 	while (strlen(w->path) > 1 && w->path[strlen(w->path) - 1] == '/')
 		w->path[strlen(w->path) - 1] = '\0';
+	/* "." or "..": the directory it names, which has a parent to make it in. */
+	leaf = ivr_out_leaf(w->path);
+	if (w->format == IVRING_REC_CTF &&
+	    (!strcmp(leaf, ".") || !strcmp(leaf, ".."))) {
+		char *real = realpath(w->path, NULL);
+
+		if (!real)
+			return ivr_err(w, -errno, "%s: %s", w->path,
+				       strerror(errno));
+		free(w->path);
+		w->path = real;
+	}
 	w->dirfd = ivr_out_open_dir(w, w->path);
 	if (w->dirfd < 0)
 		return w->dirfd;

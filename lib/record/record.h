@@ -112,6 +112,12 @@ int ivr_pwrite_all(int fd, const void *buf, size_t len, u64 off);
 const char *ivr_out_leaf(const char *name);
 /* The directory that holds @path, opened: an fd, or -errno with w->err. */
 int ivr_out_open_dir(struct ivring_rec *w, const char *path);
+/*
+ * @path, which a trace.dat replaces at the end, is nothing, a regular file
+ * or a symlink (replaced, not followed): 0, or -EEXIST with w->err (a
+ * device, a directory, a FIFO: /dev/null is not ours to rename over).
+ */
+int ivr_out_target(struct ivring_rec *w, const char *path);
 /* A new file (O_CREAT | O_EXCL | O_NOFOLLOW | @flags): an fd or -errno. */
 int ivr_out_create(int dirfd, const char *name, int flags);
 /* 0 if nothing, not even a symlink, is at @name; -EEXIST if something is. */
@@ -120,9 +126,9 @@ int ivr_out_rename(int dirfd, const char *from, const char *to);
 void ivr_out_unlink(int dirfd, const char *name);
 /*
  * @path, a directory that the recording makes its own (a CTF trace): made
- * 0755, or, if it exists, taken only if it is a directory, not a symlink,
- * of this user's that nobody else may write to (unless w->any_dir).  An fd
- * of it, or -errno with w->err.
+ * 0755 (less the umask), or taken if it exists; either way only if it is a
+ * directory, not a symlink, of this user's that nobody else may write to
+ * (unless w->any_dir).  An fd of it, or -errno with w->err.
  */
 int ivr_out_own_dir(struct ivring_rec *w, const char *path);
 /*

@@ -231,7 +231,11 @@ static int td_begin(struct ivring_rec *w, struct ivring *r)
 {
 	struct tracedat *t;
 	u32 cpu;
+	int ret;
 
+	ret = ivr_out_target(w, w->path);
+	if (ret)
+		return ret;
 	if (w->info.subbuf_size & (w->info.subbuf_size - 1))
 		return ivr_err(w, -EINVAL,
 			       "sub-buffers of %u bytes: trace.dat pages are a power of two",
