@@ -295,7 +295,7 @@ static void between(const struct ivr_sync_sample *a,
 		f = 0;
 	else if (f > 1)
 		f = 1;
-	*off = add_wrap(oa, sat_s64(((double)ob - (double)oa) * f));
+	*off = add_wrap(oa, sat_s64((double)(s64)((u64)ob - (u64)oa) * f));
 	*bound = (a->rtt > b->rtt ? a->rtt : b->rtt) / 2;
 }
 
