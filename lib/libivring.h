@@ -98,6 +98,12 @@ enum {
 	 * next reader; ivring__close() does not commit them.
 	 */
 	IVRING_OPEN_EXPLICIT_COMMIT = 1U << 2,
+	/*
+	 * Since 1.6: do not follow a symlink at @path (-ELOOP): for a name
+	 * found in a directory that others may write to, where a symlink
+	 * could point a reader that runs as root at any file.
+	 */
+	IVRING_OPEN_NOFOLLOW = 1U << 3,
 };
 
 struct ivring_open_opts {

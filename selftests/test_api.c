@@ -302,4 +302,36 @@ TEST_F(api, find_event)
 	ivring__close(r);
 }
 
+/*
+ * IVRING_OPEN_NOFOLLOW: a symlink at the path is refused (a name found in
+ * a directory that others may write to); without it, followed.  The info
+ * names the file opened.
+ */
+TEST_F(api, open_nofollow)
+{
+	struct ivring_open_opts o = { .sz = sizeof(o) };
+	struct ivring_info info = { .sz = sizeof(info) };
+	char dir[] = "/tmp/ivring-api.XXXXXX", link[64], err[256];
+	struct ivring *r;
+	struct stat st;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/seg", dir);
+	ASSERT_EQ(0, symlink(self->s.path, link));
+	o.errbuf = err;
+	o.errbuf_len = sizeof(err);
+	o.flags = IVRING_OPEN_PEEK | IVRING_OPEN_NOFOLLOW;
+	EXPECT_EQ(-ELOOP, ivring__open(link, &o, &r));
+	EXPECT_NE(NULL, strstr(err, "a symlink, not followed"));
+	o.flags = IVRING_OPEN_PEEK;
+	ASSERT_EQ(0, ivring__open(link, &o, &r));
+	ASSERT_EQ(0, ivring__info(r, &info));
+	ASSERT_EQ(0, fstat(self->s.fd, &st));
+	EXPECT_EQ((uint64_t)st.st_dev, info.file_dev);
+	EXPECT_EQ((uint64_t)st.st_ino, info.file_ino);
+	ivring__close(r);
+	unlink(link);
+	rmdir(dir);
+}
+
 TEST_HARNESS_MAIN

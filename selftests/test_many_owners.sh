@@ -100,6 +100,38 @@ wait $rpid
 check "--max-guests 3: the other 2 are counted" \
 	grep -q "$dir: 2 segments not read: 3 guests are served already (--max-guests)" "$tmp/err"
 
+# Segments named on the command line are all read, whatever the cap.
+rm -f "$dir"/ivring-*
+"$gen_bin" -q -s 1M -c 1 -n 10 -S "$dir/ivring-n1" &&
+	"$gen_bin" -q -s 1M -c 1 -n 10 -S "$dir/ivring-n2" ||
+	{ echo "# ivring-gen failed"; exit 1; }
+"$read_bin" --max-guests 1 "$dir/ivring-n1" "$dir/ivring-n2" >"$tmp/out" 2>"$tmp/err"
+if [ "$(grep -c '^ivring-n1: ' "$tmp/out")" -ge 10 ] &&
+   [ "$(grep -c '^ivring-n2: ' "$tmp/out")" -ge 10 ]; then
+	ok "--max-guests 1: both segments named are read"
+else
+	not_ok "--max-guests 1: both segments named are read"
+	sed 's/^/# /' "$tmp/err"
+fi
+
+# A symlink in the watched directory is not followed, even to a segment.
+rm -f "$dir"/ivring-*
+"$gen_bin" -q -s 1M -c 1 -n 10 -S "$tmp/outside" || exit 1
+ln -s "$tmp/outside" "$dir/ivring-link"
+"$gen_bin" -q -s 1M -c 1 -n 10 -S "$dir/ivring-real" || exit 1
+"$read_bin" --watch "$dir" >"$tmp/out" 2>"$tmp/err" &
+rpid=$!
+wait_lines "$tmp/out" '^ivring-real: ' 10
+kill -INT $rpid
+wait $rpid
+if [ "$(grep -c '^ivring-real: ' "$tmp/out")" -ge 10 ] &&
+   ! grep -q 'ivring-link' "$tmp/out" "$tmp/err"; then
+	ok "a symlink in the watched directory is not followed"
+else
+	not_ok "a symlink in the watched directory is not followed"
+	sed 's/^/# /' "$tmp/err" | head
+fi
+
 expect_fail "--max-guests 0 is refused" 2 "expected a number, 1 to" \
 	"$read_bin" --watch "$dir" --max-guests 0
 expect_fail "--owner of no such user is refused" 2 "no such user" \

@@ -222,6 +222,17 @@ static int serve_reading(struct many *m, struct mseg *ms)
 	}
 }
 
+/* Whether @path was named on the command line, not found by --watch. */
+static bool is_named(const struct many_opts *o, const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nr_paths; i++)
+		if (!strcmp(o->paths[i], path))
+			return true;
+	return false;
+}
+
 /* Serve @g, claimed, for one batch.  True if @g was retired. */
 static int serve_guest(struct many *m, struct guest *g, bool *retired)
 {
@@ -237,6 +248,7 @@ static int serve_guest(struct many *m, struct guest *g, bool *retired)
 		seg_init(&ms->s, m->o->seg, g->path, g->name);
 		ms->s.dev = g->dev;
 		ms->s.ino = g->ino;
+		ms->s.nofollow = !is_named(m->o, g->path);
 		ms->g = g;
 		g->priv = ms;
 	}
@@ -371,7 +383,8 @@ static bool full(const struct many *m)
  * @named: the index of a segment named on the command line, or -1.  Of the
  * files found in the watched directory, which others may write to, a
  * symlink is not followed (it could point at any file), a file of another
- * user's is not read, and no more than --max-guests are served.
+ * user's is not read, and no more than --max-guests are served (the
+ * named ones count, but are never left out).
  */
 static void add_file(struct many *m, const char *path, int named)
 {
@@ -398,7 +411,8 @@ static void add_file(struct many *m, const char *path, int named)
 	}
 	if (guest_reg_find(m->reg, st.st_dev, st.st_ino))
 		return;
-	if (full(m)) {
+	/* Those named are served whatever the cap; those found count. */
+	if (named < 0 && full(m)) {
 		m->over_cap++;
 		return;
 	}

@@ -125,6 +125,8 @@ struct seg {
 	ino_t ino;
 	uint64_t retry_ns;	/* when to try to open it again */
 	uint64_t retry_gap_ns;	/* one of many: the back-off so far */
+	/* Found in a watched directory: a symlink there is not followed. */
+	bool nofollow;
 	uint64_t grace_ns;	/* until then, a format is waited for */
 	bool told;		/* said that it waits for the guest */
 	/* Following one segment. */

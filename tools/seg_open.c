@@ -100,8 +100,9 @@ int seg_try_open(struct seg *s, bool may_wait)
 	char err[PATH_MAX + 512] = "";
 	struct ivring_open_opts oo = {
 		.sz = sizeof(oo),
-		.flags = s->c->peek ? IVRING_OPEN_PEEK :
-				      IVRING_OPEN_EXPLICIT_COMMIT,
+		.flags = (s->c->peek ? IVRING_OPEN_PEEK :
+				       IVRING_OPEN_EXPLICIT_COMMIT) |
+			 (s->nofollow ? IVRING_OPEN_NOFOLLOW : 0),
 		.errbuf = err,
 		.errbuf_len = sizeof(err),
 	};
@@ -131,9 +132,11 @@ int seg_try_open(struct seg *s, bool may_wait)
 		/* One that is formatting is looked at again soon. */
 		if (ret == -EAGAIN && now < s->grace_ns)
 			s->retry_gap_ns = RETRY_MANY_NS;
-		else if (s->retry_gap_ns < RETRY_MANY_MAX_NS)
+		else
 			s->retry_gap_ns = s->retry_gap_ns ?
 					  2 * s->retry_gap_ns : RETRY_MANY_NS;
+		if (s->retry_gap_ns > RETRY_MANY_MAX_NS)
+			s->retry_gap_ns = RETRY_MANY_MAX_NS;
 		s->retry_ns = now + s->retry_gap_ns;
 		return SEG_WAIT;
 	}

@@ -75,7 +75,8 @@ static int open_handle(const char *path, const struct ivring_open_opts *opts,
 		       struct ivring **out, bool guard)
 {
 	const unsigned int known = IVRING_OPEN_PEEK | IVRING_OPEN_RDONLY |
-				   IVRING_OPEN_EXPLICIT_COMMIT;
+				   IVRING_OPEN_EXPLICIT_COMMIT |
+				   IVRING_OPEN_NOFOLLOW;
 	struct ivring_open_opts o = { 0 };
 	unsigned int flags;
 	struct ivring *r;
@@ -105,7 +106,8 @@ static int open_handle(const char *path, const struct ivring_open_opts *opts,
 
 	if (guard)
 		ivr_guard_install();
-	ret = ivr_map_file(r, path, flags & IVRING_OPEN_RDONLY);
+	ret = ivr_map_file(r, path, flags & IVRING_OPEN_RDONLY,
+			   flags & IVRING_OPEN_NOFOLLOW);
 	if (!ret)
 		ret = ivr_guarded(r, open_mapped, NULL);
 	if (ret)

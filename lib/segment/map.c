@@ -54,10 +54,11 @@ static u64 file_id(const struct stat *st)
 
 #define OPEN_FLAGS	(O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
 
-int ivr_map_file(struct ivring *r, const char *path, bool rdonly)
+int ivr_map_file(struct ivring *r, const char *path, bool rdonly,
+		 bool nofollow)
 {
+	int prot = PROT_READ, flags = OPEN_FLAGS | (nofollow ? O_NOFOLLOW : 0);
 	struct stat st;
-	int prot = PROT_READ;
 	int ret;
 
 	ret = strchr(path, '/') ? asprintf(&r->path, "%s", path) :
@@ -72,17 +73,21 @@ int ivr_map_file(struct ivring *r, const char *path, bool rdonly)
 	 * Whoever may write to the directory can put anything at the path:
 	 * a FIFO, which would block the open for ever, or a device.  So the
 	 * open never blocks, and what it opened is checked on the fd before
-	 * anything else.  A symlink is followed: the caller named the path
-	 * (/proc/self/fd/N too); names found in a directory that others may
-	 * write to are the caller's to check (ivring-read --watch does).
+	 * anything else.  A symlink is followed unless the caller says
+	 * IVRING_OPEN_NOFOLLOW, as it does for names found in a directory
+	 * that others may write to (ivring-read --watch); a path it named
+	 * itself may be one (/proc/self/fd/N).
 	 */
-	r->fd = open(r->path, (rdonly ? O_RDONLY : O_RDWR) | OPEN_FLAGS);
+	r->fd = open(r->path, (rdonly ? O_RDONLY : O_RDWR) | flags);
 	if (r->fd < 0 && !rdonly && (errno == EACCES || errno == EROFS)) {
 		/* Not ours to write: a snapshot is all we can offer. */
-		r->fd = open(r->path, O_RDONLY | OPEN_FLAGS);
+		r->fd = open(r->path, O_RDONLY | flags);
 		rdonly = true;
 		r->peek = true;
 	}
+	if (r->fd < 0 && errno == ELOOP && nofollow)
+		return ivr_err(r, -ELOOP, "%s: a symlink, not followed",
+			       r->path);
 	if (r->fd < 0)
 		return ivr_err(r, -errno, "%s: %s", r->path, strerror(errno));
 	if (fstat(r->fd, &st))

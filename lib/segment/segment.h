@@ -95,7 +95,8 @@ int ivr_load_header(struct ivring *r);
 
 /* map.c */
 /* Map @path (a bare name is in /dev/shm), read-only with @rdonly. */
-int ivr_map_file(struct ivring *r, const char *path, bool rdonly);
+int ivr_map_file(struct ivring *r, const char *path, bool rdonly,
+		 bool nofollow);
 void ivr_unmap_file(struct ivring *r);
 /* One consumer per segment: a lock on the file. */
 int ivr_lock_consumer(struct ivring *r);
