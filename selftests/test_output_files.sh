@@ -3,11 +3,12 @@
 # SPDX-FileCopyrightText: 2026 The ivring authors
 #
 # ivring-read's own outputs against a user who plants files where it
-# writes: the text reader's -o never follows a symlink nor writes into a
-# file linked elsewhere, and appends, so that a restarted reader keeps
-# what the one before it consumed; the directory of many guests'
-# recordings is made 0755, and one that another user owns or that others
-# may write to is refused unless --any-dir is given.  The library's part
+# writes: the text reader's -o follows no symlink of another user's, writes
+# into no file of another user's or linked elsewhere, and appends, so that
+# a restarted reader keeps what the one before it consumed; the directory
+# of many guests' recordings is made 0755 (less the umask), and one that
+# another user owns or that others may write to is refused unless
+# --any-dir is given.  The library's part
 # (trace.dat and CTF files) is test_record_files.c's.
 #
 # Needs $IVRING_TOOLS/ivring-read and gen_fixed, as test_read_cli.sh does.
@@ -39,18 +40,41 @@ cp "$tmp/a.seg" "$tmp/b.seg"
 echo "root's own file" >"$tmp/victim"
 cp "$tmp/victim" "$tmp/victim.orig"
 
-# -o through a planted symlink: refused, the victim untouched.
+# -o through a symlink that another user planted: refused, the victim
+# untouched.
 ln -s "$tmp/victim" "$tmp/link.txt"
-expect_fail "-o SYMLINK refused" 1 "a symlink, not followed" \
-	"$read_bin" -p -o "$tmp/link.txt" "$tmp/a.seg"
-same "-o SYMLINK: the file it points to is untouched" \
-	"$tmp/victim.orig" "$tmp/victim"
+if chown -h 65534:65534 "$tmp/link.txt" 2>/dev/null; then
+	expect_fail "-o SYMLINK of another user's refused" 1 \
+		"a symlink of another user's, not followed" \
+		"$read_bin" -p -o "$tmp/link.txt" "$tmp/a.seg"
+	same "-o SYMLINK: the file it points to is untouched" \
+		"$tmp/victim.orig" "$tmp/victim"
+else
+	ok "# SKIP a symlink of another user's: needs root for chown"
+fi
 
 # -o to a file hard-linked elsewhere: refused likewise.
 ln "$tmp/victim" "$tmp/hard.txt"
 expect_fail "-o FILE with two links refused" 1 "with 2 links" \
 	"$read_bin" -p -o "$tmp/hard.txt" "$tmp/a.seg"
 same "-o FILE with two links: untouched" "$tmp/victim.orig" "$tmp/victim"
+
+# -o /dev/stdout, a symlink of root's, is followed; so is our own.
+"$read_bin" -p -o /dev/stdout "$tmp/a.seg" >"$tmp/stdout.txt" 2>/dev/null
+"$read_bin" -p "$tmp/a.seg" >"$tmp/plain.txt" 2>/dev/null
+if [ -s "$tmp/plain.txt" ]; then
+	same "-o /dev/stdout writes to standard output" "$tmp/plain.txt" "$tmp/stdout.txt"
+else
+	not_ok "-o /dev/stdout writes to standard output (nothing read)"
+fi
+
+# -o to another user's file: not appended to.
+if [ "$(id -u)" = 0 ]; then
+	echo "theirs" >"$tmp/theirs.txt"
+	chown 65534:65534 "$tmp/theirs.txt"
+	expect_fail "-o another user's file refused" 1 "belongs to uid 65534" \
+		"$read_bin" -p -o "$tmp/theirs.txt" "$tmp/a.seg"
+fi
 
 # -o appends: a second reader adds its lines after the first one's.
 "$read_bin" -p -o "$tmp/o.txt" "$tmp/a.seg" 2>/dev/null
@@ -69,7 +93,7 @@ umask 000
 	>/dev/null 2>"$tmp/err"
 mode=$(stat -c %a "$tmp/new" 2>/dev/null)
 if [ "$mode" = 755 ] && [ -f "$tmp/new/a.seg.dat" ]; then
-	ok "many: a new directory is made 0755, whatever the umask"
+	ok "many: a new directory is made 0755, not 0777, with umask 0"
 else
 	not_ok "many: a new directory is made 0755 (mode $mode)"
 	sed 's/^/# /' "$tmp/err"

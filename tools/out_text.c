@@ -346,12 +346,16 @@ const struct seg_ops text_ops = {
 	.summary = text_summary,
 };
 
+#define TEXT_OPEN	(O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY | O_NONBLOCK | \
+			 O_CLOEXEC)
+
 /*
  * -o FILE: appended to, so that a reader restarted by a supervisor keeps
- * what the one before it consumed.  Never through a symlink, never into a
- * file that is linked elsewhere too (another user's, hard-linked into a
- * directory that the reader writes to as root), and not held up by a FIFO
- * that nobody reads.
+ * what the one before it consumed.  Not through a symlink that another
+ * user made (root's and our own, /dev/stdout or /dev/fd/N, are followed),
+ * not into another user's file or one linked elsewhere too (hard-linked
+ * into a directory that the reader writes to as root), and not held up by
+ * a FIFO that nobody reads.
  */
 int text_open(struct text_conf *tc)
 {
@@ -362,11 +366,18 @@ int text_open(struct text_conf *tc)
 		tc->out = stdout;
 		return 0;
 	}
-	fd = open(tc->path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
-		  O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0644);
+	fd = open(tc->path, TEXT_OPEN | O_NOFOLLOW, 0644);
 	if (fd < 0 && errno == ELOOP) {
-		tool_warn("%s: a symlink, not followed; name the file it points to",
-			  tc->path);
+		if (lstat(tc->path, &st) ||
+		    (st.st_uid && st.st_uid != geteuid())) {
+			tool_warn("%s: a symlink of another user's, not followed; name the file it points to",
+				  tc->path);
+			return EXIT_RUNTIME;
+		}
+		fd = open(tc->path, TEXT_OPEN, 0644);
+	}
+	if (fd < 0 && errno == ENXIO) {
+		tool_warn("%s: a FIFO that nobody reads yet", tc->path);
 		return EXIT_RUNTIME;
 	}
 	if (fd < 0) {
@@ -375,6 +386,13 @@ int text_open(struct text_conf *tc)
 	}
 	if (fstat(fd, &st) || fcntl(fd, F_SETFL, O_APPEND) < 0) {
 		tool_warn("%s: %s", tc->path, strerror(errno));
+		close(fd);
+		return EXIT_RUNTIME;
+	}
+	if (S_ISREG(st.st_mode) && st.st_uid != geteuid()) {
+		tool_warn("%s belongs to uid %u: not appended to by uid %u",
+			  tc->path, (unsigned int)st.st_uid,
+			  (unsigned int)geteuid());
 		close(fd);
 		return EXIT_RUNTIME;
 	}
