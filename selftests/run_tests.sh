@@ -35,6 +35,9 @@
 #                      e2e_sched ftrace_agree long_run scribble preempt_storm
 #                      generic_lane)
 #   IVRING_VM_MATRIX   1: every vm/ test on every kernel (make check-matrix)
+#   IVRING_SOAK        N: every vm/ test N times, with a summary of each
+#                      one's failures and their logs (make check-soak)
+#   FUZZ_SECONDS       how long each fuzz target runs (default 10)
 #
 # The scripts get IVRING_BUILD, IVRING_TOOLS and IVRING_HELPERS for the plain
 # variant, IVRING_ASAN_TOOLS and IVRING_ASAN_HELPERS for asan, IVRING_TSAN_TOOLS
@@ -314,7 +317,7 @@ done
 # TCG.  vm_suite VARIANT MODULE [TEST...]: the named vm/ tests (all when
 # none are named) with MODULE, which decides the kernel the guest boots.
 vm_suite() {
-	local variant=$1 mod=$2 script name shm_before shm_left
+	local variant=$1 mod=$2 script name k
 	shift 2
 
 	for script in "$here"/vm/*.sh; do
@@ -323,10 +326,23 @@ vm_suite() {
 		case $name in lib | lib_*) continue ;; esac
 		[ $# -eq 0 ] || [[ " $* " == *" $name "* ]] || continue
 		selected "$variant/$name" || continue
-		shm_before=$(ls /dev/shm)
-		IVRING_MODULE=$mod IVRING_MODULE_TEST=${mod%/ivring.ko}-test/ivring.ko \
-			IVRING_VM_KEEP=$logs/$variant/$name.files \
-			run "$variant" "$name" bash "$script"
+		for ((k = 1; k <= soak; k++)); do
+			vm_run_one "$variant" "$name" "$script" "$mod" "$k"
+		done
+	done
+}
+
+# One run of a guest test; with IVRING_SOAK=N, run K of N, named NAME.K,
+# and a failure is counted in soak_failed for the summary.
+vm_run_one() {
+	local variant=$1 name=$2 script=$3 mod=$4 k=$5 tname=$2 before=$failed
+	local shm_before shm_left shm_untagged
+
+	[ "$soak" -gt 1 ] && tname=$name.$k
+	shm_before=$(ls /dev/shm)
+	IVRING_MODULE=$mod IVRING_MODULE_TEST=${mod%/ivring.ko}-test/ivring.ko \
+		IVRING_VM_KEEP=$logs/$variant/$tname.files \
+		run "$variant" "$tname" bash "$script"
 		# A guest test must not leave its segment behind either.  Its
 		# segments carry our tag (vm/lib.sh, vm_shm), so a run beside
 		# ours is neither blamed nor robbed of its files; a new one
@@ -335,12 +351,18 @@ vm_suite() {
 		shm_untagged=$(comm -13 <(echo "$shm_before") <(ls /dev/shm) |
 			       grep '^ivring' | grep -v -e '-r[0-9][0-9]*-' | tr '\n' ' ')
 		if [ -n "$shm_left$shm_untagged" ]; then
-			echo "not ok $variant/$name # left /dev/shm files behind: $shm_left$shm_untagged"
+			echo "not ok $variant/$tname # left /dev/shm files behind: $shm_left$shm_untagged"
 			failed=$((failed + 1))
 			# shellcheck disable=SC2086 # the names are plain words
 			[ -z "$shm_left" ] || (cd /dev/shm && rm -f $shm_left)
 		fi
-	done
+	if [ "$soak" -gt 1 ]; then
+		soak_runs[$variant/$name]=$(( ${soak_runs[$variant/$name]:-0} + 1 ))
+		if [ "$failed" -gt "$before" ]; then
+			soak_failed[$variant/$name]=$(( ${soak_failed[$variant/$name]:-0} + 1 ))
+			soak_logs[$variant/$name]+=" $logs/$variant/$tname.log"
+		fi
+	fi
 }
 
 # The whole suite with the default kernel's module (build/module), then, on
@@ -348,6 +370,12 @@ vm_suite() {
 # the smoke set, or the whole suite with IVRING_VM_MATRIX=1 (make
 # check-matrix).
 export IVRING_VM_REQUIRED=${IVRING_VM_REQUIRED:-1}
+# make check-soak: every guest test IVRING_SOAK times, each failure's log
+# named in a summary at the end.
+soak=${IVRING_SOAK:-1}
+[[ $soak =~ ^[1-9][0-9]*$ ]] || soak=1
+declare -A soak_runs soak_failed soak_logs
+
 # The tag of this run's segments in /dev/shm (vm/lib.sh, vm_shm).
 export IVRING_SHM_TAG=r$$
 vm_smoke=${IVRING_VM_SMOKE:-e2e_sched ftrace_agree long_run scribble preempt_storm generic_lane}
@@ -367,6 +395,12 @@ for mod in "$build"/module-*/ivring.ko; do
 	fi
 done
 
+if [ "$soak" -gt 1 ]; then
+	echo "# soak: each guest test $soak times"
+	for t in $(printf '%s\n' "${!soak_runs[@]}" | sort); do
+		echo "# soak: $t failed ${soak_failed[$t]:-0} of ${soak_runs[$t]}${soak_logs[$t]:+:${soak_logs[$t]}}"
+	done
+fi
 [ $skipped -gt 0 ] && echo "$skipped skipped"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
