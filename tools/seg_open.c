@@ -31,11 +31,12 @@
 #define FORMAT_GRACE_NS	2000000000ULL
 
 /* Said once a guest at most, but guests may be many: a few a second. */
-static struct tool_ratelimit many_said = TOOL_RATELIMIT(1000000000ULL, 10);
+static struct tool_ratelimit many_said =
+	TOOL_RATELIMIT("about guests waited for or skipped", 1000000000ULL, 10);
 
 void seg_said_end(void)
 {
-	tool_ratelimit_end(&many_said, "about guests waited for or skipped");
+	tool_ratelimit_end(&many_said);
 }
 
 void seg_say_why(const struct seg *s, const char *why)

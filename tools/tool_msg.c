@@ -60,14 +60,14 @@ void tool_warn_limited(struct tool_ratelimit *rl, const char *fmt, ...)
 	if (!say_it)
 		return;
 	if (held)
-		tool_warn("(%lu more messages like the next one were not shown)",
-			  held);
+		tool_warn("(%lu more messages %s were not shown)", held,
+			  rl->what);
 	va_start(ap, fmt);
 	say(fmt, ap);
 	va_end(ap);
 }
 
-void tool_ratelimit_end(struct tool_ratelimit *rl, const char *what)
+void tool_ratelimit_end(struct tool_ratelimit *rl)
 {
 	unsigned long held;
 
@@ -76,5 +76,6 @@ void tool_ratelimit_end(struct tool_ratelimit *rl, const char *what)
 	rl->held = 0;
 	pthread_mutex_unlock(&rl->lock);
 	if (held)
-		tool_warn("%lu more messages %s were not shown", held, what);
+		tool_warn("%lu more messages %s were not shown", held,
+			  rl->what);
 }

@@ -16,6 +16,7 @@ void tool_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * held back is counted, and said before the next message let through.
  */
 struct tool_ratelimit {
+	const char *what;	/* "about ...": what its messages are about */
 	pthread_mutex_t lock;
 	uint64_t interval_ns;
 	unsigned int burst;
@@ -23,14 +24,14 @@ struct tool_ratelimit {
 	unsigned int said;
 	unsigned long held;
 };
-#define TOOL_RATELIMIT(interval, n) \
-	{ .lock = PTHREAD_MUTEX_INITIALIZER, .interval_ns = (interval), \
-	  .burst = (n) }
+#define TOOL_RATELIMIT(about, interval, n) \
+	{ .what = (about), .lock = PTHREAD_MUTEX_INITIALIZER, \
+	  .interval_ns = (interval), .burst = (n) }
 
 void tool_warn_limited(struct tool_ratelimit *rl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* At the end: how many messages @rl held back since the last it let by. */
-void tool_ratelimit_end(struct tool_ratelimit *rl, const char *what);
+void tool_ratelimit_end(struct tool_ratelimit *rl);
 void tool_die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
