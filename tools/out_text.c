@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -346,35 +347,59 @@ const struct seg_ops text_ops = {
 	.summary = text_summary,
 };
 
-#define TEXT_OPEN	(O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY | O_NONBLOCK | \
-			 O_CLOEXEC)
+/*
+ * /dev/stdout, /dev/stderr, /dev/fd/N or /proc/self/fd/N: a descriptor
+ * that we hold already, to be duplicated rather than opened again through
+ * the symlink (a socket cannot be, and a symlink can be swapped).  -1 if
+ * @path names none.
+ */
+static int held_fd(const char *path)
+{
+	const char *n = NULL;
+	char *end;
+	long v;
+
+	if (!strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	if (!strncmp(path, "/dev/fd/", 8))
+		n = path + 8;
+	else if (!strncmp(path, "/proc/self/fd/", 14))
+		n = path + 14;
+	if (!n || *n < '0' || *n > '9')
+		return -1;
+	errno = 0;
+	v = strtol(n, &end, 10);
+	return errno || *end || v > INT_MAX ? -1 : (int)v;
+}
 
 /*
  * -o FILE: appended to, so that a reader restarted by a supervisor keeps
- * what the one before it consumed.  Not through a symlink that another
- * user made (root's and our own, /dev/stdout or /dev/fd/N, are followed),
- * not into another user's file or one linked elsewhere too (hard-linked
- * into a directory that the reader writes to as root), and not held up by
- * a FIFO that nobody reads.
+ * what the one before it consumed.  Never through a symlink (but the
+ * descriptors of held_fd()), not into another user's regular file or one
+ * linked elsewhere too (hard-linked into a directory that the reader
+ * writes to as root), and not held up by a FIFO that nobody reads.
  */
 int text_open(struct text_conf *tc)
 {
 	struct stat st;
-	int fd;
+	int fd, held;
 
 	if (!tc->path) {
 		tc->out = stdout;
 		return 0;
 	}
-	fd = open(tc->path, TEXT_OPEN | O_NOFOLLOW, 0644);
+	held = held_fd(tc->path);
+	if (held >= 0)
+		fd = fcntl(held, F_DUPFD_CLOEXEC, 3);
+	else
+		fd = open(tc->path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY |
+			  O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0 && errno == ELOOP) {
-		if (lstat(tc->path, &st) ||
-		    (st.st_uid && st.st_uid != geteuid())) {
-			tool_warn("%s: a symlink of another user's, not followed; name the file it points to",
-				  tc->path);
-			return EXIT_RUNTIME;
-		}
-		fd = open(tc->path, TEXT_OPEN, 0644);
+		tool_warn("%s: a symlink, not followed; name the file it points to",
+			  tc->path);
+		return EXIT_RUNTIME;
 	}
 	if (fd < 0 && errno == ENXIO) {
 		tool_warn("%s: a FIFO that nobody reads yet", tc->path);
@@ -384,19 +409,19 @@ int text_open(struct text_conf *tc)
 		tool_warn("%s: %s", tc->path, strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	if (fstat(fd, &st) || fcntl(fd, F_SETFL, O_APPEND) < 0) {
+	if (held < 0 && (fstat(fd, &st) || fcntl(fd, F_SETFL, O_APPEND) < 0)) {
 		tool_warn("%s: %s", tc->path, strerror(errno));
 		close(fd);
 		return EXIT_RUNTIME;
 	}
-	if (S_ISREG(st.st_mode) && st.st_uid != geteuid()) {
+	if (held < 0 && S_ISREG(st.st_mode) && st.st_uid != geteuid()) {
 		tool_warn("%s belongs to uid %u: not appended to by uid %u",
 			  tc->path, (unsigned int)st.st_uid,
 			  (unsigned int)geteuid());
 		close(fd);
 		return EXIT_RUNTIME;
 	}
-	if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+	if (held < 0 && S_ISREG(st.st_mode) && st.st_nlink > 1) {
 		tool_warn("%s: a file with %lu links; not written to, since it may be another user's",
 			  tc->path, (unsigned long)st.st_nlink);
 		close(fd);
