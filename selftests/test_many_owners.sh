@@ -101,7 +101,7 @@ check "--max-guests 3: the other 2 are counted" \
 	grep -q "$dir: 2 segments not read: 3 guests are served already (--max-guests)" "$tmp/err"
 
 # Segments named on the command line are all read, whatever the cap.
-rm -f "$dir"/ivring-*
+rm -f "$dir"/ivring-* "$dir"/.swapped "$dir"/.link
 "$gen_bin" -q -s 1M -c 1 -n 10 -S "$dir/ivring-n1" &&
 	"$gen_bin" -q -s 1M -c 1 -n 10 -S "$dir/ivring-n2" ||
 	{ echo "# ivring-gen failed"; exit 1; }
@@ -115,7 +115,7 @@ else
 fi
 
 # A symlink in the watched directory is not followed, even to a segment.
-rm -f "$dir"/ivring-*
+rm -f "$dir"/ivring-* "$dir"/.swapped "$dir"/.link
 "$gen_bin" -q -s 1M -c 1 -n 10 -S "$tmp/outside" || exit 1
 ln -s "$tmp/outside" "$dir/ivring-link"
 "$gen_bin" -q -s 1M -c 1 -n 10 -S "$dir/ivring-real" || exit 1
@@ -129,6 +129,30 @@ if [ "$(grep -c '^ivring-real: ' "$tmp/out")" -ge 10 ] &&
 	ok "a symlink in the watched directory is not followed"
 else
 	not_ok "a symlink in the watched directory is not followed"
+	sed 's/^/# /' "$tmp/err" | head
+fi
+
+# A file found, then swapped for a symlink to itself before it became a
+# segment: the same file (dev, ino) at the path, but through a symlink,
+# which the open does not follow.
+rm -f "$dir"/ivring-* "$dir"/.swapped "$dir"/.link
+: >"$dir/ivring-swap"
+"$read_bin" --watch "$dir" >"$tmp/out" 2>"$tmp/err" &
+rpid=$!
+wait_lines "$tmp/err" "ivring-swap: .*waiting for the guest" 1
+# Atomically: a scan must always find the same file (dev, ino) there.
+ln "$dir/ivring-swap" "$dir/.swapped"
+ln -s "$dir/.swapped" "$dir/.link"
+mv -T "$dir/.link" "$dir/ivring-swap"
+"$gen_bin" -q -s 1M -c 1 -n 10 -S "$dir/.swapped" || exit 1
+wait_lines "$tmp/err" "ivring-swap: a symlink, not followed" 1
+kill -INT $rpid
+wait $rpid
+if grep -q "ivring-swap: a symlink, not followed" "$tmp/err" &&
+   ! grep -q '^ivring-swap: ' "$tmp/out"; then
+	ok "a file swapped for a symlink after it was found is not opened"
+else
+	not_ok "a file swapped for a symlink after it was found is not opened"
 	sed 's/^/# /' "$tmp/err" | head
 fi
 

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
@@ -161,6 +162,35 @@ static bool only(const char *dir, const char *const *names, int n)
 }
 
 /*
+ * Every name made in @dir since inotify descriptor @in began watching it
+ * is one of @names or hidden (a dotfile): a reader that lists the
+ * directory while the recorder writes must never meet a temporary file.
+ */
+static bool made_only(int in, const char *const *names, int n)
+{
+	char buf[8192] __attribute__((aligned(8)));
+	ssize_t len = read(in, buf, sizeof(buf));
+	bool ok = len > 0;
+	ssize_t at;
+	int i;
+
+	for (at = 0; len > 0 && at < len;) {
+		struct inotify_event *e = (void *)(buf + at);
+
+		at += sizeof(*e) + e->len;
+		if (!e->len || e->name[0] == '.')
+			continue;
+		for (i = 0; i < n && strcmp(e->name, names[i]); i++)
+			;
+		if (i == n) {
+			fprintf(stderr, "# %s: made, and not hidden\n", e->name);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/*
  * t.dat.head.tmp was the fixed name t.dat.head was written under, at the
  * start and whenever new cmdlines came: a symlink there was written
  * through.  Now no name the planter can know is written to.
@@ -170,10 +200,18 @@ TEST_F(files, head_tmp_not_followed)
 	char link[256], err[512];
 	struct ivring_rec *w;
 
+	static const char *const made[] = { "t.dat", "t.dat.cpu0",
+					    "t.dat.head", "t.dat.tmp" };
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	ASSERT_LE(0, in);
 	snprintf(link, sizeof(link), "%s.head.tmp", self->path);
 	ASSERT_EQ(0, plant(self->vdir, "head", link));
+	ASSERT_LE(0, inotify_add_watch(in, self->dir, IN_CREATE | IN_MOVED_TO));
 	ASSERT_EQ(0, rec_open(self->r, self->path, IVRING_REC_TRACE_DAT, 0,
 			      &w, err, sizeof(err)));
+	EXPECT_TRUE(made_only(in, made, 4));
+	close(in);
 	ASSERT_LT(0, record_cpu0(w, self->r));
 	ASSERT_EQ(0, ivring__rec_flush(w));
 	ASSERT_EQ(0, ivring__rec_close(w, err, sizeof(err)));
@@ -276,13 +314,21 @@ TEST_F(files, ctf_metadata_tmp_not_followed)
 	char trace[256], link[300], err[512];
 	struct ivring_rec *w;
 
+	static const char *const made[] = { "metadata", "channel0_0" };
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	ASSERT_LE(0, in);
 	snprintf(trace, sizeof(trace), "%s/ctf", self->dir);
 	ASSERT_EQ(0, rec_open(self->r, trace, IVRING_REC_CTF, 0, &w, err,
 			      sizeof(err)));
 	snprintf(link, sizeof(link), "%s/.metadata.tmp", trace);
 	ASSERT_EQ(0, plant(self->vdir, "meta", link));
+	ASSERT_LE(0, inotify_add_watch(in, trace, IN_CREATE | IN_MOVED_TO));
 	ASSERT_EQ(0, fu_add_ab(&self->s, 200, "\"a=%d\", REC->a"));
 	ASSERT_EQ(0, ivring__rec_formats(w, self->r));
+	/* The rewrite made its copy, and renamed it to metadata. */
+	EXPECT_TRUE(made_only(in, made, 2));
+	close(in);
 	ASSERT_EQ(0, ivring__rec_close(w, err, sizeof(err)));
 	ASSERT_TRUE(intact(self->vdir, "meta"));
 	ASSERT_TRUE(is_file(trace, "metadata"));
