@@ -366,7 +366,8 @@ check: FORCE
 	$(MAKE) --no-print-directory -k check-build || build_ok=0; \
 	IVRING_BUILD_ROOT='$(abspath $(B))' IVRING_BUILD_OK=$$build_ok \
 	IVRING_VARIANTS='$(VARIANTS)' TESTS='$(TESTS)' \
-	IVRING_VM_MATRIX='$(IVRING_VM_MATRIX)' IVRING_SOAK='$(SOAK)' \
+	IVRING_VM_MATRIX='$(IVRING_VM_MATRIX)' \
+	IVRING_SOAK='$(or $(SOAK),$(IVRING_SOAK))' \
 		selftests/run_tests.sh
 
 # Every guest test on every installed kernel (make check runs them all on

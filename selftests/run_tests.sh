@@ -336,27 +336,28 @@ vm_suite() {
 # and a failure is counted in soak_failed for the summary.
 vm_run_one() {
 	local variant=$1 name=$2 script=$3 mod=$4 k=$5 tname=$2 before=$failed
-	local shm_before shm_left shm_untagged
+	local skipped_before=$skipped shm_before shm_left shm_untagged
 
 	[ "$soak" -gt 1 ] && tname=$name.$k
 	shm_before=$(ls /dev/shm)
 	IVRING_MODULE=$mod IVRING_MODULE_TEST=${mod%/ivring.ko}-test/ivring.ko \
 		IVRING_VM_KEEP=$logs/$variant/$tname.files \
 		run "$variant" "$tname" bash "$script"
-		# A guest test must not leave its segment behind either.  Its
-		# segments carry our tag (vm/lib.sh, vm_shm), so a run beside
-		# ours is neither blamed nor robbed of its files; a new one
-		# with no tag at all is a test that does not use vm_shm.
-		shm_left=$(ls /dev/shm | grep -e "^ivring-.*-$IVRING_SHM_TAG-" | tr '\n' ' ')
-		shm_untagged=$(comm -13 <(echo "$shm_before") <(ls /dev/shm) |
-			       grep '^ivring' | grep -v -e '-r[0-9][0-9]*-' | tr '\n' ' ')
-		if [ -n "$shm_left$shm_untagged" ]; then
-			echo "not ok $variant/$tname # left /dev/shm files behind: $shm_left$shm_untagged"
-			failed=$((failed + 1))
-			# shellcheck disable=SC2086 # the names are plain words
-			[ -z "$shm_left" ] || (cd /dev/shm && rm -f $shm_left)
-		fi
-	if [ "$soak" -gt 1 ]; then
+	# A guest test must not leave its segment behind either.  Its
+	# segments carry our tag (vm/lib.sh, vm_shm), so a run beside
+	# ours is neither blamed nor robbed of its files; a new one
+	# with no tag at all is a test that does not use vm_shm.
+	shm_left=$(ls /dev/shm | grep -e "^ivring-.*-$IVRING_SHM_TAG-" | tr '\n' ' ')
+	shm_untagged=$(comm -13 <(echo "$shm_before") <(ls /dev/shm) |
+		       grep '^ivring' | grep -v -e '-r[0-9][0-9]*-' | tr '\n' ' ')
+	if [ -n "$shm_left$shm_untagged" ]; then
+		echo "not ok $variant/$tname # left /dev/shm files behind: $shm_left$shm_untagged"
+		failed=$((failed + 1))
+		# shellcheck disable=SC2086 # the names are plain words
+		[ -z "$shm_left" ] || (cd /dev/shm && rm -f $shm_left)
+	fi
+	# A run that skipped is no run.
+	if [ "$soak" -gt 1 ] && [ "$skipped" = "$skipped_before" ]; then
 		soak_runs[$variant/$name]=$(( ${soak_runs[$variant/$name]:-0} + 1 ))
 		if [ "$failed" -gt "$before" ]; then
 			soak_failed[$variant/$name]=$(( ${soak_failed[$variant/$name]:-0} + 1 ))
@@ -373,7 +374,11 @@ export IVRING_VM_REQUIRED=${IVRING_VM_REQUIRED:-1}
 # make check-soak: every guest test IVRING_SOAK times, each failure's log
 # named in a summary at the end.
 soak=${IVRING_SOAK:-1}
-[[ $soak =~ ^[1-9][0-9]*$ ]] || soak=1
+if ! [[ $soak =~ ^[1-9][0-9]*$ ]]; then
+	echo "run_tests.sh: IVRING_SOAK='$soak': expected a number of runs, 1 or more" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 declare -A soak_runs soak_failed soak_logs
 
 # The tag of this run's segments in /dev/shm (vm/lib.sh, vm_shm).

@@ -86,7 +86,8 @@ int ivr_map_file(struct ivring *r, const char *path, bool rdonly,
 		r->peek = true;
 	}
 	if (r->fd < 0 && errno == ELOOP && nofollow)
-		return ivr_err(r, -ELOOP, "%s: a symlink, not followed",
+		return ivr_err(r, -ELOOP,
+			       "%s: a symlink, not followed (or a loop of them)",
 			       r->path);
 	if (r->fd < 0)
 		return ivr_err(r, -errno, "%s: %s", r->path, strerror(errno));
