@@ -20,6 +20,8 @@ fuzz_format) seeds=("$here/../data/formats") ;;
 esac
 mkdir -p "$corpus" || exit 1
 # -timeout: one input taking 20 s is a hang; -rss_limit_mb: a leak or a
-# blow-up; a crash leaves its input in CORPUS/.. as crash-*.
+# blow-up; -print_funcs=0: no llvm-symbolizer to name newly covered
+# functions (it was left behind, a zombie, when the fuzzer ended); a crash
+# leaves its input in CORPUS/.. as crash-*.
 cd "$corpus/.." && exec "$fuzzer" -max_total_time="$seconds" -timeout=20 \
-	-rss_limit_mb=2048 -print_final_stats=1 "$corpus" "${seeds[@]}"
+	-rss_limit_mb=2048 -print_final_stats=1 -print_funcs=0 "$corpus" "${seeds[@]}"
