@@ -3,7 +3,7 @@
 /*
  * libFuzzer: a checkpoint file that another user may have written, loaded
  * by a consumer of the honest segment (fuzz_seg.h), which then reads from
- * where it says.  The input patches, as fuzz_seg_lay() does, the real
+ * where it says.  The input patches, as fuzz_patch() does, the real
  * checkpoint of a consumer that read part of that segment, so that the
  * empty input is a checkpoint that loads; an input that begins with 0xff
  * is the file's bytes themselves.
@@ -63,22 +63,7 @@ static void lay_checkpoint(const uint8_t *data, size_t size)
 		size--;
 	} else {
 		memcpy(buf, tpl, tpl_len);
-		while (size >= 5) {
-			uint32_t off;
-			size_t n = data[4];
-
-			memcpy(&off, data, 4);
-			data += 5;
-			size -= 5;
-			if (n > size)
-				n = size;
-			off %= tpl_len;
-			if (n > tpl_len - off)
-				n = tpl_len - off;
-			memcpy(buf + off, data, n);
-			data += n;
-			size -= n;
-		}
+		fuzz_patch(buf, tpl_len, data, size);
 		data = buf;
 		size = tpl_len;
 	}

@@ -49,10 +49,13 @@ static void fuzz_seg_init(void)
 	snprintf(fuzz_path, sizeof(fuzz_path), "/proc/self/fd/%d", fuzz_fd);
 }
 
-/* The honest segment, patched by @data. */
-static void fuzz_seg_lay(const uint8_t *data, size_t size)
+/*
+ * @dst, @len bytes, patched by @data: each patch a 32-bit offset (modulo
+ * @len), a length byte and that many bytes.
+ */
+static void fuzz_patch(uint8_t *dst, size_t len, const uint8_t *data,
+		       size_t size)
 {
-	memcpy(fuzz_map, fuzz_tpl.base, FUZZ_SEG_SIZE);
 	while (size >= 5) {
 		uint32_t off;
 		size_t n = data[4];
@@ -62,13 +65,20 @@ static void fuzz_seg_lay(const uint8_t *data, size_t size)
 		size -= 5;
 		if (n > size)
 			n = size;
-		off %= FUZZ_SEG_SIZE;
-		if (n > FUZZ_SEG_SIZE - off)
-			n = FUZZ_SEG_SIZE - off;
-		memcpy(fuzz_map + off, data, n);
+		off %= len;
+		if (n > len - off)
+			n = len - off;
+		memcpy(dst + off, data, n);
 		data += n;
 		size -= n;
 	}
+}
+
+/* The honest segment, patched by @data. */
+static void fuzz_seg_lay(const uint8_t *data, size_t size)
+{
+	memcpy(fuzz_map, fuzz_tpl.base, FUZZ_SEG_SIZE);
+	fuzz_patch(fuzz_map, FUZZ_SEG_SIZE, data, size);
 }
 
 /* Every event of @r, rendered, and every page, up to a bound. */
