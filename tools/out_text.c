@@ -32,6 +32,12 @@
 /* Event formats a segment may have: its ids are 16 bits. */
 #define NR_TYPES	65536
 #define LINE_START	4096
+/*
+ * A batch's lines, at most (and one line more): a batch is bounded by
+ * events (text_conf.batch) and by bytes, so that lines that are long, as
+ * a hostile format can make them, still come out and let other guests in.
+ */
+#define BATCH_BYTES	(1U << 20)
 
 /* A segment's lines: its own, so that no lock is held while rendering. */
 struct text_out {
@@ -286,7 +292,8 @@ static int text_batch(struct seg *s, bool drain, int *err)
 	unsigned int n;
 	int ret = 0;
 
-	for (n = 0; n < tc->batch && !stop_is_requested(); n++) {
+	for (n = 0; n < tc->batch && t->len < BATCH_BYTES &&
+		    !stop_is_requested(); n++) {
 		ret = ivring__next(s->r, &ev);
 		if (ret <= 0)
 			break;

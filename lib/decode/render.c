@@ -15,8 +15,21 @@
 
 #include "decode/decode.h"
 
-/* Payload bytes that any field can reach; see format/parse.c. */
-#define IVR_PAYLOAD_MAX		IVR_FIELD_END_MAX
+/*
+ * Payload bytes that any field can reach (see format/parse.c), less one:
+ * a __data_loc offset is 16 bits, and cap_dynamic() needs one that names
+ * a zero byte past the copy.  Fields end by 64 KiB, so only the last byte
+ * of a record of 64 KiB can read as zero.
+ */
+#define IVR_PAYLOAD_MAX		(IVR_FIELD_END_MAX - 1)
+
+/*
+ * A line's bytes at most, for a payload of @n: above what any kernel's
+ * format prints (a hex dump takes 3 bytes a byte, an int array 5), so
+ * that a hostile one cannot make a record a hundred times its size.
+ */
+#define IVR_LINE_MAX(n)		(1024 + 8 * (size_t)(n))
+#define IVR_LINE_CUT		" [line cut]"
 
 /* The handle's decoding state, with its scratch copy. */
 static struct ivr_decode *decode_get(struct ivring *r)
@@ -85,6 +98,66 @@ static int event_span(struct tep_event *ev)
 		if (f->offset + f->size > end)
 			end = f->offset + f->size;
 	return end;
+}
+
+/*
+ * What libtraceevent 1.7 takes a __data_loc field @f to say, in a record of
+ * @size bytes at @data (dynamic_offset_field()): its data's offset, and
+ * its length, 0 where it would not lie in the record.  The word is at
+ * @f->offset, which is below the copy's length.
+ */
+static u32 loc_read(const struct tep_format_field *f, const u8 *data,
+		    u32 size, u32 *len)
+{
+	u32 loc, off;
+
+	memcpy(&loc, data + f->offset, 4);
+	off = loc & 0xffff;
+	*len = loc >> 16;
+	if (off > size)
+		off = 0;
+	if (off + *len > size)
+		*len = 0;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += f->offset + f->size;
+	return off;
+}
+
+/*
+ * The __data_loc fields of a record may all name the same bytes, and
+ * libtraceevent prints them once per field: 1 MiB of such records became
+ * 207 MB of text.  So the fields print, in order, only as long as the
+ * bytes they name add up to no more than the record's @n; the rest are
+ * made empty in the copy (@data, zeros after @n), naming no bytes and
+ * the zero at @n.  A string costs its bytes up to the NUL that printing
+ * stops at.  A kernel's fields never share bytes: its records print whole.
+ */
+static void cap_dynamic(struct tep_event *tev, u8 *data, u32 n, u32 size,
+			size_t data_len)
+{
+	struct tep_format_field *f;
+	u32 budget = n, off, len, cost, loc;
+
+	for (f = tev->format.fields; f; f = f->next) {
+		if (!(f->flags & TEP_FIELD_IS_DYNAMIC) ||
+		    (u32)f->offset + 4 > n)
+			continue;
+		off = loc_read(f, data, size, &len);
+		cost = len;
+		if (f->flags & TEP_FIELD_IS_STRING) {
+			u32 text = strnlen((const char *)data + off,
+					   data_len - off) + 1;
+
+			cost = text > cost ? text : cost;
+		}
+		if (cost <= budget) {
+			budget -= cost;
+			continue;
+		}
+		loc = n - (f->flags & TEP_FIELD_IS_RELATIVE ?
+			   (u32)f->offset + 4 : 0);
+		memcpy(data + f->offset, &loc, 4);
+	}
 }
 
 /*
@@ -235,11 +308,16 @@ int ivring__snprint(struct ivring *r, const struct ivring_event *ev,
 		rec.size = (int)n > span ? (int)n : span;
 		rec.data = d->scratch;
 		learn_comms(d, r->fmts, tev, d->scratch, rec.size);
+		cap_dynamic(tev, d->scratch, n, rec.size, d->scratch_len);
 		put_prefix(tep, s, &rec, tev);
 		tep_print_event(tep, s, &rec, "%s", TEP_PRINT_INFO);
 	}
 	/* Leave the slack all zeros for the next record. */
 	memset(d->scratch, 0, n);
+	if (s->len > IVR_LINE_MAX(n)) {
+		s->len = IVR_LINE_MAX(n) - strlen(IVR_LINE_CUT);
+		trace_seq_puts(s, IVR_LINE_CUT);
+	}
 
 	if (s->state != TRACE_SEQ__GOOD) {
 		/* A failed buffer stays failed: start the next line afresh. */

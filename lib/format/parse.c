@@ -23,6 +23,49 @@
 /* Arguments that print more than this per conversion are not trusted. */
 #define IVR_WIDTH_MAX		999
 #define IVR_UNBOUNDED		(~0ULL)
+/* count_refs() stops counting there: far above any bound it is held to. */
+#define IVR_REFS_MAX		(1U << 20)
+
+/* A field's bytes in the record, for overlaps(). */
+struct span {
+	int offset;
+	int size;
+};
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/*
+ * Do two fields of @ev share a byte?  No kernel's format has such fields
+ * (the 2,391 of a 6.1 host and those in selftests/data/formats were
+ * checked), and a hostile one would have one record's bytes printed and
+ * recorded once per field that names them: 256 fields of 64 KiB over the
+ * same bytes.  -ENOMEM when there is no memory to tell.
+ */
+static int overlaps(struct tep_event *ev, int count)
+{
+	struct tep_format_field *lists[2] = { ev->format.common_fields,
+					      ev->format.fields };
+	struct tep_format_field *f;
+	struct span *sp = malloc(sizeof(*sp) * (count ? count : 1));
+	int n = 0, i, ret = 0;
+
+	if (!sp)
+		return -ENOMEM;
+	for (i = 0; i < 2; i++)
+		for (f = lists[i]; f && n < count; f = f->next)
+			if (f->size)
+				sp[n++] = (struct span){ f->offset, f->size };
+	qsort(sp, n, sizeof(*sp), by_offset);
+	for (i = 1; i < n && !ret; i++)
+		ret = sp[i - 1].offset + sp[i - 1].size > sp[i].offset;
+	free(sp);
+	return ret;
+}
 
 static const char *check_fields(struct tep_format_field *f, int *count)
 {
@@ -58,7 +101,7 @@ static bool common_at(struct tep_event *ev, const char *name, int off, int size)
 static const char *check_event(struct tep_event *ev, u16 id)
 {
 	const char *why;
-	int count = 0;
+	int count = 0, ret;
 
 	if (ev->id != id)
 		return "has an ID: line that differs from its record's id";
@@ -72,6 +115,12 @@ static const char *check_event(struct tep_event *ev, u16 id)
 	why = check_fields(ev->format.common_fields, &count);
 	if (!why)
 		why = check_fields(ev->format.fields, &count);
+	if (!why) {
+		ret = overlaps(ev, count);
+		if (ret)
+			why = ret < 0 ? "could not be checked: out of memory" :
+					"has fields that share bytes";
+	}
 	return why;
 }
 
@@ -165,6 +214,14 @@ static bool nonzero_const(const struct tep_print_arg *a)
 	return a && atom_value(a, &v) && v;
 }
 
+/* Is @name a __data_loc field of @ev? */
+static bool is_dynamic(struct tep_event *ev, const char *name)
+{
+	struct tep_format_field *f = name ? tep_find_any_field(ev, name) : NULL;
+
+	return f && (f->flags & TEP_FIELD_IS_DYNAMIC);
+}
+
 /* The array operand of __print_hex/__print_array: a field or __get_dynamic_array. */
 static bool array_operand(struct tep_event *ev, const struct tep_print_arg *a)
 {
@@ -194,18 +251,25 @@ static bool args_safe(struct tep_event *ev, const struct tep_print_arg *a,
 		case TEP_PRINT_ATOM:
 		case TEP_PRINT_FIELD:
 		case TEP_PRINT_BSTRING:
-		case TEP_PRINT_STRING:
-		case TEP_PRINT_BITMASK:
 			break;
+		/*
+		 * These read a __data_loc word wherever the field lies; only
+		 * a __data_loc field's is bounded by render.c's cap_dynamic().
+		 */
+		case TEP_PRINT_STRING:
+			if (!is_dynamic(ev, a->string.string))
+				return false;
+			break;
+		case TEP_PRINT_BITMASK:
 		case TEP_PRINT_CPUMASK:
-			/* 1.7 dereferences the field before checking it exists. */
-			if (!a->bitmask.bitmask ||
-			    !tep_find_any_field(ev, a->bitmask.bitmask))
+			/* 1.7 dereferences a cpumask's field before checking it. */
+			if (!is_dynamic(ev, a->bitmask.bitmask))
 				return false;
 			break;
 		case TEP_PRINT_DYNAMIC_ARRAY:
 		case TEP_PRINT_DYNAMIC_ARRAY_LEN:
-			if (!a->dynarray.field)
+			if (!a->dynarray.field ||
+			    !(a->dynarray.field->flags & TEP_FIELD_IS_DYNAMIC))
 				return false;
 			break;
 		case TEP_PRINT_TYPE:
@@ -346,11 +410,79 @@ static u32 *parse_order(const struct ivr_formats *fs)
 	return order;
 }
 
+/*
+ * How many times the print args of @a (and the list after it) read the
+ * record: each reference to a field, saturating at IVR_REFS_MAX.
+ */
+static unsigned int count_refs(const struct tep_print_arg *a, int depth)
+{
+	unsigned int n = 0;
+
+	for (; a && depth <= IVR_NEST_MAX && n < IVR_REFS_MAX; a = a->next) {
+		switch (a->type) {
+		case TEP_PRINT_FIELD:
+		case TEP_PRINT_STRING:
+		case TEP_PRINT_BITMASK:
+		case TEP_PRINT_CPUMASK:
+		case TEP_PRINT_DYNAMIC_ARRAY:
+		case TEP_PRINT_DYNAMIC_ARRAY_LEN:
+			n++;
+			break;
+		case TEP_PRINT_TYPE:
+			n += count_refs(a->typecast.item, depth + 1);
+			break;
+		case TEP_PRINT_FLAGS:
+			n += count_refs(a->flags.field, depth + 1);
+			break;
+		case TEP_PRINT_SYMBOL:
+			n += count_refs(a->symbol.field, depth + 1);
+			break;
+		case TEP_PRINT_HEX:
+		case TEP_PRINT_HEX_STR:
+			n += count_refs(a->hex.field, depth + 1) +
+			     count_refs(a->hex.size, depth + 1);
+			break;
+		case TEP_PRINT_INT_ARRAY:
+			n += count_refs(a->int_array.field, depth + 1) +
+			     count_refs(a->int_array.count, depth + 1);
+			break;
+		case TEP_PRINT_OP:
+			n += count_refs(a->op.left, depth + 1) +
+			     count_refs(a->op.right, depth + 1);
+			break;
+		default:
+			break;
+		}
+		if (depth)
+			break;
+	}
+	return n < IVR_REFS_MAX ? n : IVR_REFS_MAX;
+}
+
+/*
+ * Does the print fmt read the record more often than a kernel's would?
+ * The kernel's formats name at most 1.4 fields per field they have (the
+ * 2,391 of a 6.1 host); a hostile one that prints one string a thousand
+ * times would make each record a thousand copies of it.  Raw prints each
+ * field once.
+ */
+static bool refs_bounded(struct tep_event *ev)
+{
+	struct tep_format_field *f;
+	unsigned int fields = 0;
+
+	for (f = ev->format.common_fields; f; f = f->next)
+		fields++;
+	for (f = ev->format.fields; f; f = f->next)
+		fields++;
+	return count_refs(ev->print_fmt.args, 0) <= 2 * fields + 8;
+}
+
 /* Mark @ev to print raw if its print fmt is not provably safe. */
 static void mark_raw(struct ivr_format *f, struct tep_event *ev)
 {
 	if (args_safe(ev, ev->print_fmt.args, 0) &&
-	    format_safe(ev->print_fmt.format))
+	    format_safe(ev->print_fmt.format) && refs_bounded(ev))
 		return;
 	/*
 	 * PRINTRAW alone is not raw: 1.7 prints a field that a conversion

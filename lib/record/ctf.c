@@ -9,8 +9,8 @@
  * CTF cannot carry ftrace's records as they are (their fields sit at
  * offsets the format names, with __data_loc words pointing further in), so
  * this recorder decodes, unlike the trace.dat one.  The records are the
- * guest's: nothing outside a record is read, a field the record is too
- * short for reads as zeros, as ivring-read shows it.
+ * guest's: nothing outside a record is read, and what a record becomes is
+ * bounded by its size (put_event(), put_field()), whatever its format says.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -99,8 +99,15 @@ static void put_string(struct ctf_stream *s, const u8 *p, u32 len)
 	s->buf[s->len++] = 0;
 }
 
+/*
+ * One field of a record of @size bytes at @data.  @budget is what the
+ * record's __data_loc fields may still name: they may all name the same
+ * bytes, and 1 MiB of such records became 248 MiB of CTF.  Once their
+ * lengths add up to the record's size, the later ones are empty.  A
+ * kernel's never share bytes, so its records are transcoded whole.
+ */
 static void put_field(struct ctf_stream *s, const struct ctf_field *f,
-		      const u8 *data, u32 size)
+		      const u8 *data, u32 size, u32 *budget)
 {
 	u32 off, len;
 
@@ -116,10 +123,14 @@ static void put_field(struct ctf_stream *s, const struct ctf_field *f,
 		break;
 	case CTF_STRING:
 		off = data_loc(f, data, size, &len);
+		len = len < *budget ? len : *budget;
+		*budget -= len;
 		put_string(s, data + off, len);
 		break;
 	case CTF_SEQ:
 		off = data_loc(f, data, size, &len);
+		len = len < *budget ? len : *budget;
+		*budget -= len;
 		len -= len % f->elem;
 		put32(s, len / f->elem);
 		put(s, data + off, len);
@@ -127,19 +138,18 @@ static void put_field(struct ctf_stream *s, const struct ctf_field *f,
 	}
 }
 
-/* The most bytes an event of @cl with @size bytes of payload takes. */
-static size_t event_max(const struct ctf *c, const struct ctf_class *cl,
-			u32 size)
+/*
+ * The most bytes an event of @cl with @size bytes of payload takes: the
+ * header, the fixed fields (cl->span, no more than @size), 5 bytes a
+ * field for counts and NULs, and the data the fields name (no more than
+ * @size, put_field()'s budget); or the unknown event's.
+ */
+static size_t event_max(const struct ctf_class *cl, u32 size)
 {
-	size_t n = 12 + 2 + 4 + size;	/* the unknown event's */
-	u32 i;
+	size_t n = 12 + 2 + 4 + size;
 
-	for (i = 0; cl && i < cl->nr; i++) {
-		const struct ctf_field *f = &c->fields[cl->first + i];
-
-		n += f->kind == CTF_STRING || f->kind == CTF_SEQ ?
-		     4 + (size_t)size + 1 : f->size + 1;
-	}
+	if (cl)
+		n += cl->span + 5 * (size_t)cl->nr;
 	return n;
 }
 
@@ -149,10 +159,19 @@ static int put_event(struct ivring_rec *w, struct ctf *c,
 	u32 idx = c->class_of[ev->type];
 	const struct ctf_class *cl = idx ? &c->classes[idx - 1] : NULL;
 	const u8 *data = ev->data;
-	u32 i;
+	u32 i, budget = ev->size;
 	int ret;
 
-	ret = stream_reserve(w, s, event_max(c, cl, ev->size));
+	/*
+	 * A record too short for its format's fields is no record that
+	 * format describes: it would take the fields' size in zeros, and
+	 * a guest that writes 8-byte records of a type whose format has
+	 * 64 KiB of fields would make each 8 KiB times bigger.  It keeps
+	 * its bytes as they are, under the unknown event.
+	 */
+	if (cl && ev->size < cl->span)
+		cl = NULL;
+	ret = stream_reserve(w, s, event_max(cl, ev->size));
 	if (ret)
 		return ret;
 	put32(s, cl ? ev->type : CTF_ID_UNKNOWN);
@@ -164,7 +183,8 @@ static int put_event(struct ivring_rec *w, struct ctf *c,
 		return 0;
 	}
 	for (i = 0; i < cl->nr; i++)
-		put_field(s, &c->fields[cl->first + i], data, ev->size);
+		put_field(s, &c->fields[cl->first + i], data, ev->size,
+			  &budget);
 	return 0;
 }
 

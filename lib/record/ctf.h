@@ -36,6 +36,7 @@ struct ctf_field {
 struct ctf_class {
 	u32 first;	/* in ctf.fields */
 	u32 nr;
+	u32 span;	/* the fields' end: a record is at least this long */
 };
 
 /*

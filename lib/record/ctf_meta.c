@@ -280,6 +280,7 @@ static int add_class(struct ivring_rec *w, struct ctf *c, FILE *f,
 
 	snprintf(full, sizeof(full), "%s:%s", fmt->system, ev->name);
 	cl->first = c->nr_fields;
+	cl->span = 0;
 	fprintf(f, "event {\n\tname = ");
 	put_quoted(f, full);
 	fprintf(f, ";\n\tid = %u;\n\tstream_id = 0;\n\tfields := struct {\n",
@@ -295,6 +296,8 @@ static int add_class(struct ivring_rec *w, struct ctf *c, FILE *f,
 			    name_taken(names, n, tf->name, cf.kind == CTF_SEQ))
 				continue;
 			names[n++] = tf->name;
+			if (cf.offset + cf.size > cl->span)
+				cl->span = cf.offset + cf.size;
 			put_field(f, tf, &cf);
 			if (merge(c, cl, &cf))
 				continue;

@@ -22,6 +22,8 @@ mkdir -p "$corpus" || exit 1
 # -timeout: one input taking 20 s is a hang; -rss_limit_mb: a leak or a
 # blow-up; -print_funcs=0: no llvm-symbolizer to name newly covered
 # functions (it was left behind, a zombie, when the fuzzer ended); a crash
-# leaves its input in CORPUS/.. as crash-*.
+# leaves its input in CORPUS/.. as crash-*; lsan.supp names the leaks that
+# are libtraceevent's.
+export LSAN_OPTIONS="suppressions=$here/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 cd "$corpus/.." && exec "$fuzzer" -max_total_time="$seconds" -timeout=20 \
 	-rss_limit_mb=2048 -print_final_stats=1 -print_funcs=0 "$corpus" "${seeds[@]}"
