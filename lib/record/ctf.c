@@ -140,9 +140,9 @@ static void put_field(struct ctf_stream *s, const struct ctf_field *f,
 
 /*
  * The most bytes an event of @cl with @size bytes of payload takes: the
- * header, the fixed fields (cl->span, no more than @size), 5 bytes a
- * field for counts and NULs, and the data the fields name (no more than
- * @size, put_field()'s budget); or the unknown event's.
+ * header, the fixed fields (cl->span, no more than 2 x @size + 64), 5
+ * bytes a field for counts and NULs, and the data the fields name (no
+ * more than @size, put_field()'s budget); or the unknown event's.
  */
 static size_t event_max(const struct ctf_class *cl, u32 size)
 {
@@ -163,13 +163,13 @@ static int put_event(struct ivring_rec *w, struct ctf *c,
 	int ret;
 
 	/*
-	 * A record too short for its format's fields is no record that
-	 * format describes: it would take the fields' size in zeros, and
-	 * a guest that writes 8-byte records of a type whose format has
-	 * 64 KiB of fields would make each 8 KiB times bigger.  It keeps
-	 * its bytes as they are, under the unknown event.
+	 * A field that a record is too short for reads as zeros, as
+	 * ivring-read shows it; but a guest that writes 8-byte records of a
+	 * type whose format has 64 KiB of fields would make each one 8,000
+	 * times bigger.  A record that lacks more than its own size and 64
+	 * bytes keeps its bytes as they are, under the unknown event.
 	 */
-	if (cl && ev->size < cl->span)
+	if (cl && cl->span > 2 * (size_t)ev->size + 64)
 		cl = NULL;
 	ret = stream_reserve(w, s, event_max(cl, ev->size));
 	if (ret)
