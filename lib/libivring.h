@@ -460,6 +460,14 @@ IVRING_API int ivring__checkpoint_load(struct ivring *r, const char *path);
  * the errors of ivring__next().  Consuming handles only, then: one per
  * segment asks.
  *
+ * A burst that got no answer leaves its last request posted, and the
+ * guest answers it at its next look.  With @timeout_ms 0 (since 1.6) the
+ * call never waits for a guest that has not answered: it posts a request
+ * if none is left posted and returns 0, and once the guest has answered
+ * one it makes a burst, which waits 200 ms at most for a guest that then
+ * looks every 50 ms.  One thread can so ask many guests, some of them
+ * paused or silent, without waiting on any.
+ *
  * ivring__clock_host() gives the host time of guest time @guest_ns,
  * interpolated between samples (extrapolated with the measured drift
  * outside them), and in *bound_ns (if not NULL) how far off it may be.

@@ -240,6 +240,42 @@ TEST_F(clk, silent_guest)
 	EXPECT_EQ(0, ci.samples);
 }
 
+/*
+ * With no timeout, a guest that has not answered is never waited for: the
+ * call leaves a request posted and makes no burst; once the guest has
+ * answered it, the next call makes one.  A burst that got no answer
+ * leaves its request posted too.
+ */
+TEST_F(clk, ask_without_waiting)
+{
+	struct ivring_clock_info ci = { .sz = sizeof(ci) };
+	u64 deadline;
+	int i, ret;
+
+	atomic_store(&self->p.mute, true);
+	for (i = 0; i < 100; i++)
+		EXPECT_EQ(0, ivring__clock_sync(self->r, 0));
+	ASSERT_EQ(0, ivring__clock_info(self->r, &ci));
+	EXPECT_EQ(0, ci.bursts);
+	EXPECT_NE(0, __atomic_load_n(&self->s.w.host->sync_seq,
+				     __ATOMIC_ACQUIRE));
+	atomic_store(&self->p.mute, false);
+	deadline = mono() + 20000000000ULL;
+	while (!(ret = ivring__clock_sync(self->r, 0)) && mono() < deadline)
+		usleep(1000);
+	ASSERT_EQ(1, ret);
+	ASSERT_EQ(0, ivring__clock_info(self->r, &ci));
+	EXPECT_EQ(1, ci.bursts);
+	EXPECT_EQ(1, ci.samples);
+	/* The burst ended: nothing is asked. */
+	EXPECT_EQ(0, __atomic_load_n(&self->s.w.host->sync_seq,
+				     __ATOMIC_ACQUIRE));
+	atomic_store(&self->p.mute, true);
+	EXPECT_EQ(0, ivring__clock_sync(self->r, 20));
+	EXPECT_NE(0, __atomic_load_n(&self->s.w.host->sync_seq,
+				     __ATOMIC_ACQUIRE));
+}
+
 /* A clock that goes back, or garbage: refused, or kept honest-looking. */
 TEST_F(clk, hostile_guest)
 {

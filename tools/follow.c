@@ -32,6 +32,17 @@
 
 /* How often one of many asks its guest for its clock. */
 #define CLOCK_EVERY_NS	1000000000ULL
+/*
+ * A guest that has not answered is looked at after CLOCK_LOOK_NS, then
+ * twice as long after each look that finds no answer, up to
+ * CLOCK_LOOK_MAX_NS: a look costs a load (ivring__clock_sync() with no
+ * timeout), so that paused or hostile guests hold no clock thread, and a
+ * guest that comes back is found within seconds.  The guest's module
+ * looks every 50 ms for 10 s after it answered: a look within 8 s finds
+ * it still looking often, and the burst then made waits little.
+ */
+#define CLOCK_LOOK_NS		100000000ULL
+#define CLOCK_LOOK_MAX_NS	8000000000ULL
 
 void seg_init(struct seg *s, const struct seg_conf *c, const char *path,
 	      const char *name)
@@ -174,18 +185,33 @@ int seg_clock(struct seg *s)
 
 	if (now < s->clock_ns)
 		return SEG_IDLE;
-	s->clock_ns = now + CLOCK_EVERY_NS;
-	ret = read_clock_burst(s->r, !s->clock_ok);
+	/*
+	 * A guest that answered the last burst looks often: a burst waits
+	 * for it (150 ms at most).  Any other is only asked, or looked at,
+	 * and waited for only once it has answered.
+	 */
+	ret = s->clock_live ? read_clock_burst(s->r, false) :
+			      ivring__clock_sync(s->r, 0);
+	s->clock_live = ret > 0;
 	if (ret > 0) {
 		if (s->clock_told)
 			tool_warn("%s: the guest answers clock requests again",
 				  s->path);
 		s->clock_ok = true;
 		s->clock_told = false;
+		s->clock_gap = 0;
+		s->clock_ns = now + CLOCK_EVERY_NS;
 		return SEG_IDLE;
 	}
+	s->clock_gap = !s->clock_gap ? CLOCK_LOOK_NS :
+		       s->clock_gap < CLOCK_LOOK_MAX_NS / 2 ?
+		       2 * s->clock_gap : CLOCK_LOOK_MAX_NS;
+	s->clock_ns = now + s->clock_gap;
 	/* The writer stopped: until a new generation, nothing to ask. */
 	if (ret == -EPIPE)
+		return SEG_IDLE;
+	/* Not answered yet: said once its looks are 1.6 s apart (1.5 s on). */
+	if (!ret && s->clock_gap < 16 * CLOCK_LOOK_NS)
 		return SEG_IDLE;
 	/* No host times ever (an older module, a dead handle): as one reader. */
 	if (ret < 0 && ops->wait_clock) {

@@ -61,10 +61,16 @@
  */
 #define IVR_SYNC_POOR_SLACK_NS	20000ULL
 #define IVR_SYNC_STALE_NS	10000000000ULL
+/*
+ * A burst's wait after a guest answered a request left posted: its module
+ * then looks every 50 ms (sync_poll_ms) for 10 s.
+ */
+#define IVR_SYNC_ANSWERED_MS	200
 
 /* A handle's samples, made at its first burst. */
 struct ivr_sync {
 	u64 seq;			/* the last request's number */
+	u64 posted;			/* a request left unanswered, or 0 */
 	u64 generation;			/* the samples' */
 	struct ivr_sync_sample *s;	/* the best of each burst, in order */
 	u32 nr, cap;
@@ -87,6 +93,18 @@ static void nap(u64 ns)
 	nanosleep(&ts, NULL);
 }
 
+/* A new request, for the guest's poller to answer: its number. */
+static u64 post(struct ivring *r)
+{
+	u64 seq = ++r->sync->seq;
+
+	if (!seq)
+		seq = ++r->sync->seq;
+	r->sync->posted = seq;
+	ivr_store_release(&ivr_host(r)->sync_seq, seq);
+	return seq;
+}
+
 /*
  * One request and its answer, waited for @wait_ns at most: spinning for
  * the first IVR_SYNC_SPIN_NS, then napping.  True with *s filled when the
@@ -97,11 +115,9 @@ static bool round_trip(struct ivring *r, u64 wait_ns, struct ivr_sync_sample *s)
 	const struct ivring_header *h = ivr_live_header(r);
 	u64 seq, t1, t2, now, back = 5000;
 
-	seq = ++r->sync->seq;
-	if (!seq)
-		seq = ++r->sync->seq;
+	/* t1 before the request is out: the guest reads its clock after. */
 	t1 = ivr_clock_ns(CLOCK_MONOTONIC);
-	ivr_store_release(&ivr_host(r)->sync_seq, seq);
+	seq = post(r);
 	for (;;) {
 		/* Paired with the writer's release of seq after guest_ns. */
 		if (ivr_load_acquire(&h->sync.seq) == seq)
@@ -204,7 +220,22 @@ static int sync_mapped(struct ivring *r, void *arg)
 		/* Another generation may be another boot: a new series. */
 		r->sync->nr = 0;
 		r->sync->best_rtt = 0;
+		r->sync->posted = 0;
 		r->sync->generation = r->hdr.generation;
+	}
+	/*
+	 * Waiting for nothing: a burst only when the guest answered the
+	 * request left posted, and is looking often; else ask, and go.
+	 */
+	if (!timeout) {
+		if (!r->sync->posted) {
+			post(r);
+			return 0;
+		}
+		if (ivr_load_acquire(&ivr_live_header(r)->sync.seq) !=
+		    r->sync->posted)
+			return 0;
+		timeout = IVR_SYNC_ANSWERED_MS * 1000000ULL;
 	}
 	r->sync->bursts++;
 	/*
@@ -220,12 +251,18 @@ static int sync_mapped(struct ivring *r, void *arg)
 		if (!n++ || s.rtt < best.rtt)
 			best = s;
 	}
-	/* The end of the burst: the guest's poller stops spinning. */
-	ivr_store_release(&ivr_host(r)->sync_seq, 0);
+	/*
+	 * Unanswered, the request stays posted: the guest's poller answers it
+	 * at its next look (within a second), and looks every 50 ms from
+	 * then on, which the next burst finds.
+	 */
 	if (!n) {
 		r->sync->timeouts++;
 		return 0;
 	}
+	/* The end of the burst: the guest's poller stops spinning. */
+	r->sync->posted = 0;
+	ivr_store_release(&ivr_host(r)->sync_seq, 0);
 	return add_sample(r, &best);
 }
 
