@@ -561,7 +561,9 @@ TEST(huge_print_fmt)
 	EXPECT_EQ(21, st.first_id);
 	EXPECT_STREQ("has a text of 16385 bytes, not 1 to 16384", st.first_reason);
 	EXPECT_TRUE(line_has("h20:", "a=10 yyyy")) TH_LOG("%.300s", out);
-	EXPECT_TRUE(line_has("h22:", "10 10 10 10")) TH_LOG("%.300s", out);
+	/* 1400 reads of a field, where a kernel's has 1.4 a field: raw. */
+	EXPECT_EQ(1, st.raw);
+	EXPECT_TRUE(line_has("h22:", "a=10 b=0")) TH_LOG("%.300s", out);
 	EXPECT_NE(NULL, strstr(out, FU_SEQ_LINE));
 	seg_destroy(&s);
 	free(max);
