@@ -332,6 +332,28 @@ TEST(raw_means_fields_only)
 	EXPECT_TRUE(line_has("h22:", "a=10 b=0")) TH_LOG("%.2000s", out);
 }
 
+/*
+ * libtraceevent 1.7.1 reads a token it freed, then frees it again, in
+ * every sizeof() but sizeof(long) (fixed upstream after 1.7.1): the
+ * kernel's own formats have sizeof(unsigned int), and this asan build
+ * reported the use after free.  The library hands it each sizeof() as
+ * its value instead; the values print as the kernel means them.
+ */
+TEST(sizeof_as_values)
+{
+	struct ivring_format_stats st;
+	u16 ids[] = { 30, 31 };
+
+	ASSERT_EQ(4, read_prints(_metadata, (const char *[]){
+		"\"%d %d %d %d\", sizeof(REC->a), sizeof(unsigned int), sizeof(long long), sizeof(int)",
+		"\"%d\", REC->a * sizeof(unsigned long) + sizeof ( REC->b )",
+	}, ids, 2, &st));
+	EXPECT_EQ(0, st.skipped);
+	EXPECT_EQ(0, st.raw);
+	EXPECT_TRUE(line_has("h30:", "4 4 8 4")) TH_LOG("%.2000s", out);
+	EXPECT_TRUE(line_has("h31:", "84")) TH_LOG("%.2000s", out);
+}
+
 struct bad_fields {
 	const char *fields;
 	const char *why;

@@ -173,7 +173,7 @@ static int take(struct ivr_formats *fs, const u8 *rec,
 		ivr_formats_skip(fs, 1, h->id, "claims the ftrace system");
 		return 0;
 	}
-	switch (ivr_format_grammar(text, h->text_len, h->id, why, sizeof(why),
+	switch (ivr_format_prepare(text, h->text_len, h->id, why, sizeof(why),
 				   &tokens)) {
 	case 0:
 		break;

@@ -101,6 +101,8 @@ void ivr_formats_skip(struct ivr_formats *fs, u32 n, int id,
 /* grammar.c: the strict grammar a text must match before any parse. */
 int ivr_format_grammar(const char *text, u32 len, u16 id, char *why,
 		       size_t why_len, u32 *tokens);
+int ivr_format_prepare(char *text, u32 len, u16 id, char *why,
+		       size_t why_len, u32 *tokens);
 bool ivr_int_literal(const char *s, u64 *val);
 
 /*

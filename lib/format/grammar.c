@@ -22,7 +22,12 @@
  *  - a divisor is a field, or a non-zero integer that ends its chain of
  *    '*', '/' and '%' (libtraceevent groups "a / b * c" as "a / (b * c)");
  *  - nesting, counted as libtraceevent recurses, stays below IVR_NEST_MAX;
- *  - printable ASCII only, and every number reads as libtraceevent reads it.
+ *  - printable ASCII only, and every number reads as libtraceevent reads it;
+ *  - no sizeof() reaches it: 1.7.1's process_sizeof() compares a token it
+ *    freed, then frees it again (fixed upstream after 1.7.1, a4b1ba5), for
+ *    sizeof(int) and sizeof(REC->x) alike.  ivr_format_prepare() writes
+ *    each sizeof() the grammar took as its value, in place, padded with
+ *    spaces: "sizeof(unsigned int)" becomes "4" and 19 spaces.
  *
  * What the grammar accepts libtraceevent may still refuse (the event then
  * renders as unknown), and format/parse.c's checks after the parse decide whether
@@ -40,6 +45,7 @@
 #define GR_NAME_MAX	128	/* event and field names */
 #define GR_TYPE_WORDS	8	/* "unsigned long long", "const struct foo *" */
 #define GR_SHOW		40	/* bytes of a name or token quoted in a reason */
+#define GR_SIZEOF_MAX	64	/* sizeof()s in a print fmt: kernels have 1 or 2 */
 
 enum tk { TK_END, TK_INT, TK_IDENT, TK_STR, TK_CHR, TK_OP };
 
@@ -54,7 +60,14 @@ enum fkind { F_PLAIN, F_ARRAY, F_DATA_LOC, F_REL_LOC };
 struct field {
 	u32 pos;		/* the name, in the text */
 	u32 len;
+	u32 size;
 	enum fkind kind;
+};
+
+/* A sizeof() in the text, from "sizeof" to its ')', and its value. */
+struct size_of {
+	u32 at, end;
+	u32 val;
 };
 
 struct gr {
@@ -67,6 +80,8 @@ struct gr {
 	int depth;
 	struct field fields[GR_FIELDS_MAX];
 	u32 nr_fields;
+	struct size_of sizes[GR_SIZEOF_MAX];
+	u32 nr_sizes;
 	char *why;
 	size_t why_len;
 };
@@ -313,6 +328,7 @@ static bool declare(struct gr *g, u32 d, u32 e, u32 off, u32 size, bool common)
 	f = &g->fields[g->nr_fields++];
 	f->pos = p;
 	f->len = nlen;
+	f->size = size;
 	f->kind = alen ? F_ARRAY : kind;
 	return true;
 bad:
@@ -620,12 +636,31 @@ static bool rec_field(struct gr *g, struct ex *e)
 	return expect(g, "]");
 }
 
-/* sizeof(int), sizeof(unsigned long), ..., sizeof(REC->name): all 4 or 8. */
-static bool size_of(struct gr *g, struct ex *e)
+/* The sizeof() from @at to the ')' at @close is @val: noted for prepare. */
+static bool sized(struct gr *g, u32 at, u32 close, u32 val)
 {
-	static const char *const types[] = {
-		"int", "unsigned", "unsigned int", "long", "unsigned long",
-		"long long", "unsigned long long",
+	if (!expect(g, ")"))
+		return false;
+	if (g->nr_sizes == GR_SIZEOF_MAX)
+		return fail(g, "has more than %d sizeof()s", GR_SIZEOF_MAX);
+	g->sizes[g->nr_sizes++] = (struct size_of){ at, close + 1, val };
+	return true;
+}
+
+/*
+ * sizeof(int), sizeof(unsigned long), ..., sizeof(REC->name), from @at:
+ * the size of a scalar field, or 4 or 8 (a long is 8: format/parse.c
+ * makes the tep's long size 8).
+ */
+static bool size_of(struct gr *g, struct ex *e, u32 at)
+{
+	static const struct {
+		const char *words;
+		u32 size;
+	} types[] = {
+		{ "int", 4 }, { "unsigned", 4 }, { "unsigned int", 4 },
+		{ "long", 8 }, { "unsigned long", 8 }, { "long long", 8 },
+		{ "unsigned long long", 8 },
 	};
 	char words[32] = "";
 	size_t i, used = 0;
@@ -647,7 +682,7 @@ static bool size_of(struct gr *g, struct ex *e)
 			return fail(g, "takes sizeof() of a field that is not a scalar (%.*s)",
 				    show(f->len), g->t + f->pos);
 		next(g);
-		return expect(g, ")");
+		return sized(g, at, g->tk.pos, f->size);
 	}
 	/* At most three words of under ten letters: they fit. */
 	start = g->tk.pos;
@@ -657,8 +692,8 @@ static bool size_of(struct gr *g, struct ex *e)
 		next(g);
 	}
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (!strcmp(words, types[i]))
-			return expect(g, ")");
+		if (!strcmp(words, types[i].words))
+			return sized(g, at, g->tk.pos, types[i].size);
 	return fail(g, "takes sizeof() of something libtraceevent does not size (byte %u)",
 		    start);
 }
@@ -863,8 +898,10 @@ static bool primary(struct gr *g, struct ex *e)
 		return rec_field(g, e);
 	}
 	if (is(g, "sizeof")) {
+		u32 at = g->tk.pos;
+
 		next(g);
-		return size_of(g, e);
+		return size_of(g, e, at);
 	}
 	/* libtraceevent rewrites these three into other text (mac80211). */
 	if (is(g, "LOCAL_PR_FMT") || is(g, "STA_PR_FMT") || is(g, "VIF_PR_FMT"))
@@ -1000,20 +1037,9 @@ static bool head(struct gr *g, u16 id)
 	return true;
 }
 
-/**
- * ivr_format_grammar() - does a format text match the strict grammar?
- * @text:	the text, copied out of the segment
- * @len:	its bytes
- * @id:		the id its record claims, which its "ID:" line must repeat
- * @why:	receives the reason when it does not, as "has ..." or "names ..."
- * @why_len:	bytes of @why
- * @tokens:	receives what libtraceevent will allocate for @text, in
- *		tokens of its print fmt (a field counts four), or NULL
- *
- * Return: 0 when libtraceevent may parse @text, or -EINVAL.
- */
-int ivr_format_grammar(const char *text, u32 len, u16 id, char *why,
-		       size_t why_len, u32 *tokens)
+/* The grammar, and with @out (@text itself) the sizeof()s rewritten. */
+static int grammar(const char *text, u32 len, u16 id, char *why,
+		   size_t why_len, u32 *tokens, char *out)
 {
 	struct gr *g = calloc(1, sizeof(*g));
 	int ret = -EINVAL;
@@ -1048,7 +1074,49 @@ int ivr_format_grammar(const char *text, u32 len, u16 id, char *why,
 		ret = 0;
 	if (tokens)
 		*tokens = g->tokens;
+	for (i = 0; !ret && out && i < g->nr_sizes; i++) {
+		const struct size_of *z = &g->sizes[i];
+		char val[16];
+		int n = snprintf(val, sizeof(val), "%u", z->val);
+
+		/* "sizeof(int)" is 11 bytes, and no value has 6 digits. */
+		memset(out + z->at, ' ', z->end - z->at);
+		memcpy(out + z->at, val, n);
+	}
 out:
 	free(g);
 	return ret;
+}
+
+/**
+ * ivr_format_grammar() - does a format text match the strict grammar?
+ * @text:	the text, copied out of the segment
+ * @len:	its bytes
+ * @id:		the id its record claims, which its "ID:" line must repeat
+ * @why:	receives the reason when it does not, as "has ..." or "names ..."
+ * @why_len:	bytes of @why
+ * @tokens:	receives what libtraceevent will allocate for @text, in
+ *		tokens of its print fmt (a field counts four), or NULL
+ *
+ * Return: 0 when @text matches, or -EINVAL.  libtraceevent may parse it
+ * once ivr_format_prepare() has made it.
+ */
+int ivr_format_grammar(const char *text, u32 len, u16 id, char *why,
+		       size_t why_len, u32 *tokens)
+{
+	return grammar(text, len, id, why, why_len, tokens, NULL);
+}
+
+/**
+ * ivr_format_prepare() - ivr_format_grammar(), then make @text one that
+ * libtraceevent 1.7.1 may parse: each sizeof() written as its value
+ * @text:	the text, copied out of the segment: rewritten in place
+ *
+ * The other arguments and the return are ivr_format_grammar()'s; @text is
+ * left as it was unless it matches.
+ */
+int ivr_format_prepare(char *text, u32 len, u16 id, char *why,
+		       size_t why_len, u32 *tokens)
+{
+	return grammar(text, len, id, why, why_len, tokens, text);
 }

@@ -2,8 +2,9 @@
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
  * libFuzzer: an event format text as a guest may write it, through the
- * library's grammar check and, if it passes, libtraceevent's parser under
- * the library's lock.  Events rendered with formats that pass are
+ * library's grammar check and, if it passes (rewritten as the library
+ * rewrites it: ivr_format_prepare()), libtraceevent's parser under the
+ * library's lock.  Events rendered with formats that pass are
  * fuzz_segment's: the library renders them with checks of its own.
  */
 #include <string.h>
@@ -26,6 +27,7 @@ static u16 text_id(const char *t, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static char text[65536 + 1];
 	struct tep_event *ev = NULL;
 	struct tep_handle *tep;
 	char why[256];
@@ -34,17 +36,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 65536)
 		return 0;
+	/* The library's copy, which the grammar's prepare rewrites. */
+	memcpy(text, data, size);
+	text[size] = '\0';
 	/* The id the record claims: the text's own, so that seeds pass. */
-	id = text_id((const char *)data, size);
-	if (ivr_format_grammar((const char *)data, size, id, why, sizeof(why),
-			       &tokens))
+	id = text_id(text, size);
+	if (ivr_format_prepare(text, size, id, why, sizeof(why), &tokens))
 		return 0;
 	tep = tep_alloc();
 	if (!tep || ivr_tep_parse_begin()) {
 		tep_free(tep);
 		return 0;
 	}
-	ivr_tep_parse(tep, &ev, (const char *)data, size, "fuzz");
+	ivr_tep_parse(tep, &ev, text, size, "fuzz");
 	ivr_tep_parse_end();
 	tep_free(tep);
 	return 0;
