@@ -334,4 +334,52 @@ TEST_F(api, open_nofollow)
 	rmdir(dir);
 }
 
+/* The bytes mapped from the file at /proc/self/fd/@fd, from /proc/self/maps. */
+static unsigned long long mapped_of(int fd)
+{
+	char want[64], line[512], path[256];
+	unsigned long long total = 0, lo, hi;
+	struct stat st;
+	FILE *f;
+
+	if (fstat(fd, &st))
+		return 0;
+	snprintf(want, sizeof(want), " %llu ", (unsigned long long)st.st_ino);
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, want) &&
+		    sscanf(line, "%llx-%llx %*s %*s %*s %*s %255s", &lo, &hi,
+			   path) == 3 && strstr(path, "ivring-test"))
+			total += hi - lo;
+	if (f)
+		fclose(f);
+	return total;
+}
+
+/*
+ * A segment in a much bigger file maps only its stated size, and a file
+ * that states a size beyond what a segment may have is not mapped: a
+ * sparse file of 63 TiB was mapped whole.
+ */
+TEST_F(api, maps_the_stated_size)
+{
+	struct ivring_open_opts o = { .sz = sizeof(o), .flags = IVRING_OPEN_PEEK };
+	unsigned long long before = mapped_of(self->s.fd);
+	char err[256];
+	struct ivring *r;
+
+	ASSERT_EQ(0, ftruncate(self->s.fd, 63ULL << 40));
+	ASSERT_EQ(0, ivring__open(self->s.path, &o, &r));
+	EXPECT_EQ(before + self->s.size, mapped_of(self->s.fd));
+	ivring__close(r);
+	o.errbuf = err;
+	o.errbuf_len = sizeof(err);
+	self->s.w.hdr->segment_size = 63ULL << 40;
+	EXPECT_EQ(-EFBIG, ivring__open(self->s.path, &o, &r));
+	EXPECT_NE(NULL, strstr(err, "more than a segment may have")) TH_LOG("%s", err);
+	EXPECT_EQ(before, mapped_of(self->s.fd));
+	self->s.w.hdr->segment_size = self->s.size;
+	ASSERT_EQ(0, ftruncate(self->s.fd, self->s.size));
+}
+
 TEST_HARNESS_MAIN

@@ -193,7 +193,7 @@ fails_with "wrong ABI major" 3 "ABI version 2.x not supported by this reader (1.
 cp "$seg" "$tmp/short"
 truncate -s 524288 "$tmp/short"
 fails_with "truncated file" 3 \
-	"segment truncated: header says 1048576 bytes, file has 524288" -p "$tmp/short"
+	"segment truncated: header says 1048576 bytes, 524288 mapped" -p "$tmp/short"
 
 # The hand-over of a live migration, with cp for the migration: a reader
 # consumed CPU 0 when the file was copied, and CPU 1 after that.

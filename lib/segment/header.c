@@ -103,7 +103,7 @@ int ivr_check_header(struct ivring *r, const struct ivring_header *h)
 			       r->path, h->header_size, sizeof(*h), IVRING_PAGE_SIZE);
 	if (h->segment_size > r->map_len)
 		return ivr_err(r, -EFBIG,
-			       "%s: segment truncated: header says %llu bytes, file has %zu",
+			       "%s: segment truncated: header says %llu bytes, %zu mapped (the file's size when opened, or the size it stated then)",
 			       r->path, (unsigned long long)h->segment_size,
 			       r->map_len);
 	if (h->state != IVRING_STATE_LIVE && h->state != IVRING_STATE_STOPPED)

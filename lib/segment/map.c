@@ -53,12 +53,35 @@ static u64 file_id(const struct stat *st)
 }
 
 #define OPEN_FLAGS	(O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+/*
+ * The most a segment maps: ivshmem BARs for tracing are megabytes, a few
+ * GiB at most, and a reader of a thousand guests has 128 TiB of address
+ * space in all.  A sparse file of 63 TiB was mapped whole.
+ */
+#define IVR_MAP_MAX	(64ULL << 30)
+
+/*
+ * The bytes to map of a file of @file_size at @fd: the size that its
+ * header states (read with pread, before anything is mapped) when that is
+ * less, since the rest is not the segment's; else the file's.
+ */
+static u64 map_size(int fd, u64 file_size)
+{
+	struct ivring_header h;
+
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    h.magic != IVRING_MAGIC || h.segment_size < sizeof(h) ||
+	    h.segment_size > file_size)
+		return file_size;
+	return h.segment_size;
+}
 
 int ivr_map_file(struct ivring *r, const char *path, bool rdonly,
 		 bool nofollow)
 {
 	int prot = PROT_READ, flags = OPEN_FLAGS | (nofollow ? O_NOFOLLOW : 0);
 	struct stat st;
+	u64 size;
 	int ret;
 
 	ret = strchr(path, '/') ? asprintf(&r->path, "%s", path) :
@@ -106,7 +129,12 @@ int ivr_map_file(struct ivring *r, const char *path, bool rdonly,
 			       r->path, (long long)st.st_size);
 	if (!rdonly)
 		prot |= PROT_WRITE;
-	r->map_len = st.st_size;
+	size = map_size(r->fd, st.st_size);
+	if (size > IVR_MAP_MAX)
+		return ivr_err(r, -EFBIG,
+			       "%s: %llu bytes, more than a segment may have (%llu GiB); not mapped",
+			       r->path, (unsigned long long)size, IVR_MAP_MAX >> 30);
+	r->map_len = size;
 	r->map = mmap(NULL, r->map_len, prot, MAP_SHARED, r->fd, 0);
 	if (r->map == MAP_FAILED) {
 		r->map = NULL;
