@@ -301,6 +301,12 @@ struct ivring_cpu_stats {
 	 */
 	uint64_t bad_pages;
 	uint64_t torn_pages;
+	/*
+	 * Since 1.6: of lost, the drops after the newest page began, which
+	 * no event carries yet.  Once the writer has stopped none will: a
+	 * reader that ends then says them itself (ivring-read does).
+	 */
+	uint64_t lost_unreported;
 };
 IVRING_API int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
 				 struct ivring_cpu_stats *st);

@@ -90,6 +90,22 @@ else
 	sed 's/^/# /' "$tmp/err"
 fi
 
+# Drops after the newest page (a discard ring left full, its writer
+# stopped): no event carries them.  The loss lines, the summary and
+# --stats give one account; the summary said 0 lost before.
+if [ -x "$tools/ivring-gen" ]; then
+	"$tools/ivring-gen" -q -s 512K -c 2 -n 20000 -S "$tmp/drops.seg" || exit 1
+	"$read_bin" -p --stats "$tmp/drops.seg" >"$tmp/out" 2>"$tmp/err"
+	lines=$(awk '/^CPU:[0-9]+ \[LOST [0-9]+ EVENTS\]$/ { n += $3 } END { print n + 0 }' "$tmp/out")
+	stats=$(awk '/^lost events: / { n += $3 } END { print n + 0 }' "$tmp/err")
+	summary=$(sed -n 's/^ivring-read: .* events read, \([0-9]*\) lost, .*/\1/p' "$tmp/err")
+	if [ "$stats" -gt 0 ] && [ "$lines" = "$stats" ] && [ "$summary" = "$stats" ]; then
+		ok "drops after the newest page: one account ($stats lost)"
+	else
+		not_ok "drops after the newest page: lines $lines, summary $summary, --stats $stats"
+	fi
+fi
+
 # Errors: each names the thing, the value, and exits with its code.
 "$read_bin" --help >"$tmp/out" 2>&1
 if [ $? -eq 0 ] && grep -q "Exit status" "$tmp/out"; then ok "--help"; else not_ok "--help"; fi

@@ -50,6 +50,7 @@ static int cpu_stats_mapped(struct ivring *r, void *arg)
 
 	s.read = c->read;
 	s.lost = c->lost + pending;
+	s.lost_unreported = pending;
 	s.bad_pages = c->bad_pages;
 	s.torn_pages = c->torn_pages;
 	s.sz = sizeof(s);
