@@ -98,7 +98,8 @@ static void usage(FILE *f)
 "  -b, --subbuf-size SIZE  sub-buffer bytes, power of two, 256..64K [4096]\n"
 "  -m, --mode MODE         discard (drop newest) or overwrite (oldest) [discard]\n"
 "  -n, --events N          task events per CPU [1000]\n"
-"  -d, --duration SEC      write for SEC seconds instead of --events\n"
+"  -d, --duration SEC      write for SEC seconds instead of --events (with\n"
+"                          --rate: exactly RATE x SEC events per CPU)\n"
 "  -r, --rate N            task events per second per CPU [unlimited]\n"
 "  -N, --nested[=HZ]       per-thread timer signal of HZ [%d] whose handler\n"
 "                          writes synth:seq origin=1, nesting like an IRQ\n"
@@ -511,7 +512,13 @@ static void *writer_thread(void *arg)
 	for (i = 0; !stop_requested; i++) {
 		if (opt.events && i >= opt.events)
 			break;
-		if (end && !(i & 255) && now_ns() >= end)
+		/*
+		 * With a rate, the schedule ends the run: every event due
+		 * before the end is written, late or not, so that -r R -d S
+		 * writes R x S events however busy the machine is (a check
+		 * of the time here stopped a late writer 152 events short).
+		 */
+		if (end && !period && !(i & 255) && now_ns() >= end)
 			break;
 		if (period) {
 			u64 due = start + i * period;
