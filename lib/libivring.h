@@ -587,7 +587,9 @@ IVRING_API int ivring__rec_open(struct ivring *r, const char *path,
  * soon as this returns.  Pages are written out in batches; once
  * ivring__rec_flush() returns 0, every page passed before it is in the
  * recording's files (not necessarily synced), so that a reader with
- * IVRING_OPEN_EXPLICIT_COMMIT may commit them.
+ * IVRING_OPEN_EXPLICIT_COMMIT may commit them.  On a filesystem that may
+ * report a write's failure only at fsync or close (NFS, SMB, FUSE, 9p,
+ * Ceph: ivring__fd_defers_errors()), they are synced too (since 1.6).
  */
 IVRING_API int ivring__rec_page(struct ivring_rec *w, unsigned int cpu,
 				const struct ivring_page *pg);
@@ -626,6 +628,13 @@ IVRING_API int ivring__rec_close(struct ivring_rec *w, char *errbuf,
 				 size_t errbuf_len);
 /* Why the last call on @w failed. */
 IVRING_API const char *ivring__rec_errmsg(const struct ivring_rec *w);
+/*
+ * Since 1.6: 1 if @fd's filesystem may report a write's failure only at
+ * fsync or close (NFS, SMB, FUSE, 9p, Ceph, AFS, Coda), 0 if it reports
+ * it at write, or -errno.  A writer there syncs before it consumes what
+ * it wrote, as the recorder does; ivring-read's text output does too.
+ */
+IVRING_API int ivring__fd_defers_errors(int fd);
 
 struct ivring_rec_stats {
 	size_t sz;		/* sizeof(struct ivring_rec_stats) */

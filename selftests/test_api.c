@@ -382,4 +382,24 @@ TEST_F(api, maps_the_stated_size)
 	ASSERT_EQ(0, ftruncate(self->s.fd, self->s.size));
 }
 
+/*
+ * Where a write's failure may show only at fsync, recordings and text
+ * sync before they consume; here (tmpfs, a pipe) nothing does, and a bad
+ * fd says so.  This machine has no NFS or FUSE mount to show the 1.
+ */
+TEST(defers_errors)
+{
+	int p[2];
+
+	ASSERT_EQ(0, pipe(p));
+	EXPECT_EQ(0, ivring__fd_defers_errors(p[0]));
+	close(p[0]);
+	EXPECT_EQ(-EBADF, ivring__fd_defers_errors(p[0]));
+	close(p[1]);
+	p[0] = memfd_create("ivring-test", MFD_CLOEXEC);
+	ASSERT_LE(0, p[0]);
+	EXPECT_EQ(0, ivring__fd_defers_errors(p[0]));
+	close(p[0]);
+}
+
 TEST_HARNESS_MAIN

@@ -215,6 +215,8 @@ oom:
 
 /*
  * The batch goes out whole, then is consumed: never the other way round.
+ * Where a write's failure may show only at fsync (NFS...), the batch is
+ * synced before it is consumed.
  * Returns 0, an exit code when writing failed (having said why; -1: the
  * reader went away, as with | head, which is no error of ours), or the
  * library's negative errno when the segment refused the commit.  After a
@@ -228,7 +230,8 @@ static int write_out(struct seg *s, struct text_conf *tc, struct text_out *t)
 	if (tc->failed) {
 		ret = tc->failed;
 	} else if (t->len && (fwrite(t->buf, 1, t->len, tc->out) != t->len ||
-			      fflush(tc->out) || ferror(tc->out))) {
+			      fflush(tc->out) || ferror(tc->out) ||
+			      (tc->sync && fdatasync(fileno(tc->out))))) {
 		tc->failed = errno == EPIPE ? -1 : EXIT_RUNTIME;
 		if (tc->failed > 0)
 			tool_warn("%s: write error: %s",
@@ -432,6 +435,7 @@ int text_open(struct text_conf *tc)
 
 	if (!tc->path) {
 		tc->out = stdout;
+		tc->sync = ivring__fd_defers_errors(STDOUT_FILENO) > 0;
 		return 0;
 	}
 	held = held_fd(tc->path);
@@ -471,6 +475,7 @@ int text_open(struct text_conf *tc)
 		close(fd);
 		return EXIT_RUNTIME;
 	}
+	tc->sync = ivring__fd_defers_errors(fd) > 0;
 	tc->out = fdopen(fd, "a");
 	if (!tc->out) {
 		tool_warn("%s: %s", tc->path, strerror(errno));

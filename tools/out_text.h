@@ -20,6 +20,8 @@ struct text_conf {
 	/* Taken for each batch, which goes out whole. */
 	pthread_mutex_t lock;
 	int failed;		/* an exit code, or -1 when the reader went away */
+	/* Writes may fail only at fsync there (NFS...): each batch syncs. */
+	bool sync;
 	bool tag;		/* each line begins with its segment's name */
 	unsigned int batch;	/* events per batch, at most */
 	/* One segment: -e and --cpu. */

@@ -232,7 +232,7 @@ static int stream_write(struct ivring_rec *w, u32 cpu)
 
 	if (!s->len)
 		return 0;
-	ret = ivr_write_all(s->fd, s->buf, s->len);
+	ret = ivr_write_synced(w, s->fd, s->buf, s->len);
 	if (ret)
 		return ivr_err(w, ret, "%s/channel0_%u: %s", w->path, cpu,
 			       strerror(-ret));

@@ -445,7 +445,7 @@ static int write_meta(struct ivring_rec *w, const char *text, size_t len,
 	fd = ivr_out_create(c->dirfd, path, O_WRONLY);
 	if (fd < 0)
 		return ivr_err(w, fd, "%s: %s", path, strerror(-fd));
-	ret = ivr_write_all(fd, text, len);
+	ret = ivr_write_synced(w, fd, text, len);
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (ret)

@@ -137,7 +137,7 @@ int ivr_out_replace(struct ivring_rec *w, int dirfd, const char *name,
 	if (fd < 0)
 		return ivr_err(w, fd, "%s: a new copy beside it: %s", name,
 			       strerror(-fd));
-	ret = ivr_write_all(fd, buf, len);
+	ret = ivr_write_synced(w, fd, buf, len);
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (!ret)

@@ -217,6 +217,7 @@ static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
 	w->dirfd = ivr_out_open_dir(w, w->path);
 	if (w->dirfd < 0)
 		return w->dirfd;
+	w->sync = ivring__fd_defers_errors(w->dirfd) > 0;
 	ret = copy_formats(w, r);
 	if (ret < 0)
 		return ret;

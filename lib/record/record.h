@@ -97,6 +97,8 @@ struct ivring_rec {
 	struct ivr_rec_cpu *cpus;	/* info.nr_cpus */
 	u64 meta_bytes;			/* written besides the CPU data */
 	bool failed;			/* a write failed: the file is incomplete */
+	/* Its filesystem reports write errors at fsync only: writes sync. */
+	bool sync;
 	struct ivr_msg err;
 };
 
@@ -104,6 +106,9 @@ struct ivring_rec {
 int ivr_write_all(int fd, const void *buf, size_t len);
 /* As ivr_write_all() at @off. */
 int ivr_pwrite_all(int fd, const void *buf, size_t len, u64 off);
+/* ivr_write_all(), then fdatasync() when w->sync. */
+int ivr_write_synced(struct ivring_rec *w, int fd, const void *buf,
+		     size_t len);
 
 /*
  * out.c: files made in a directory fd, never through a symlink.  @name is

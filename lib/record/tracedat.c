@@ -57,11 +57,13 @@ static int spool_flush(struct ivring_rec *w, u32 cpu)
 	if (t->ip) {
 		ret = ivr_pwrite_all(t->ip->fd, s->buf, len,
 				     t->ip->offs[cpu] + s->size);
+		if (!ret && w->sync && fdatasync(t->ip->fd))
+			ret = -errno;
 		if (ret)
 			return ivr_err(w, ret, "%s.tmp: %s", w->path,
 				       strerror(-ret));
 	} else {
-		ret = ivr_write_all(s->fd, s->buf, len);
+		ret = ivr_write_synced(w, s->fd, s->buf, len);
 		if (ret)
 			return ivr_err(w, ret, "%s.cpu%u: %s", w->path,
 				       cpu, strerror(-ret));
@@ -616,6 +618,9 @@ static int td_end(struct ivring_rec *w)
 		ret = copy_spool(w, out, cpu, offs[cpu]);
 	/* A CPU with no data still needs the file to reach its offset. */
 	if (!ret && ftruncate(out, ivr_td_data_end(w, offs)))
+		ret = ivr_err(w, -errno, "%s: %s", tmp, strerror(errno));
+	/* Where errors come at fsync, before the spools go (io.c). */
+	if (!ret && w->sync && fdatasync(out))
 		ret = ivr_err(w, -errno, "%s: %s", tmp, strerror(errno));
 	if (close(out) && !ret)
 		ret = ivr_err(w, -errno, "%s: %s", tmp, strerror(errno));
