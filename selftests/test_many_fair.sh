@@ -142,16 +142,21 @@ silent_run() {
 	local -a paused=()
 
 	rm -rf "${dir:?}"/*
+	# Each paused once it is a segment (its header's state, a u32 at byte
+	# 32, LIVE: 2), not a file still being formatted, which the reader
+	# would wait for and never ask; and at once, since each one's poller
+	# looks every millisecond while it runs.
 	for i in $(seq 1 160); do
 		"$gen_bin" -q -s 512K -c 1 -r 1 -k --answer-clock -S \
 			"$dir/s-paused$i" &
 		paused+=($!)
+		for _ in $(seq 1 100); do
+			[ "$(od -An -tu4 -j32 -N4 "$dir/s-paused$i" 2>/dev/null)" \
+				-eq 2 ] 2>/dev/null && break
+			sleep 0.05
+		done
+		kill -STOP "$!"
 	done
-	for _ in $(seq 1 600); do
-		[ "$(find "$dir" -name 's-paused*' | wc -l)" -ge 160 ] && break
-		sleep 0.1
-	done
-	kill -STOP "${paused[@]}"
 	"$read_bin" --clock host --watch "$dir" --match 's-*' \
 		>"$out" 2>"$err" &
 	rpid=$!

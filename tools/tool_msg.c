@@ -9,11 +9,14 @@
 #include "tool_msg.h"
 #include "tool_time.h"
 
+/* One line, whole: threads that warn at once do not mix their lines. */
 static void say(const char *fmt, va_list ap)
 {
+	flockfile(stderr);
 	fprintf(stderr, "%s: ", program_invocation_short_name);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 void tool_warn(const char *fmt, ...)

@@ -23,7 +23,11 @@ mkdir -p "$corpus" || exit 1
 # blow-up; -print_funcs=0: no llvm-symbolizer to name newly covered
 # functions (it was left behind, a zombie, when the fuzzer ended); a crash
 # leaves its input in CORPUS/.. as crash-*; lsan.supp names the leaks that
-# are libtraceevent's.
+# are libtraceevent's.  symbolize=0: the sanitizers start no
+# llvm-symbolizer either (to match a suppression, it was, and outlived the
+# fuzzer); run the fuzzer on a crash-* input by hand for a named stack.
 export LSAN_OPTIONS="suppressions=$here/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export ASAN_OPTIONS="symbolize=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="symbolize=0${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 cd "$corpus/.." && exec "$fuzzer" -max_total_time="$seconds" -timeout=20 \
 	-rss_limit_mb=2048 -print_final_stats=1 -print_funcs=0 "$corpus" "${seeds[@]}"
