@@ -619,6 +619,34 @@ TEST(non_printable_bytes)
 }
 
 /*
+ * libtraceevent ends a quoted string at a tab and lexes the rest as
+ * operators: after a '?' an '=' sent its process_op() into a NULL
+ * (fuzz_format's third finding).  The host reader must neither crash nor
+ * show the event through its print fmt; an escaped tab or a tab outside
+ * quotes is harmless, and stays accepted.
+ */
+TEST(tab_inside_a_string)
+{
+	struct ivring_format_stats st;
+	u16 ids[] = { 20, 21 };
+
+	expect_each_skipped(_metadata, (const char *[]){
+		"\"%d %s\", REC->a, REC->a ? \"x\" : \"b\t=c\"",
+		"\"%d\t=%s\", REC->a, \"x\"",
+		"\"%d %c\", REC->a, REC->a ? 1 : '\t'",
+	}, 3, "has a tab inside a quoted string in its print fmt");
+
+	ASSERT_EQ(4, read_prints(_metadata, (const char *[]){
+		"\"t=%u %s\",\tREC->a, \"x\\\ty\"",
+		"\"u=%d\", REC->a ?\t1 : 2",
+	}, ids, 2, &st));
+	EXPECT_EQ(0, st.skipped);
+	EXPECT_EQ(0, st.raw);
+	EXPECT_TRUE(line_has("h20:", "t=10 x")) TH_LOG("output:\n%s", out);
+	EXPECT_TRUE(line_has("h21:", "u=1")) TH_LOG("output:\n%s", out);
+}
+
+/*
  * The guest formats a new generation with hostile texts under a consumer
  * that follows it, as a --follow reader does.
  */

@@ -23,6 +23,9 @@
  *    '*', '/' and '%' (libtraceevent groups "a / b * c" as "a / (b * c)");
  *  - nesting, counted as libtraceevent recurses, stays below IVR_NEST_MAX;
  *  - printable ASCII only, and every number reads as libtraceevent reads it;
+ *  - every string ends where libtraceevent ends it: no tab inside quotes
+ *    (it ends one there and lexes the rest as operators; after a '?' an
+ *    '=' so reached makes its process_op() dereference NULL);
  *  - no sizeof() reaches it: 1.7.1's process_sizeof() compares a token it
  *    freed, then frees it again (fixed upstream after 1.7.1, a4b1ba5), for
  *    sizeof(int) and sizeof(REC->x) alike.  ivr_format_prepare() writes
@@ -416,10 +419,19 @@ static void next(struct gr *g)
 			q++;
 		g->tk.kind = is_digit(c) ? TK_INT : TK_IDENT;
 	} else if (c == '"' || c == '\'') {
-		/* A backslash escapes the next byte; the line ends a string. */
-		while (q < g->end && t[q] != c)
+		/*
+		 * A backslash escapes the next byte; the line ends a string.
+		 * libtraceevent ends one at a byte that is not isprint() as
+		 * well, and lexes the rest of it as operators ('=' among
+		 * them, which its process_op() then follows into a NULL
+		 * after a '?'): a tab is the one such byte the text may hold.
+		 */
+		while (q < g->end && t[q] != c && t[q] != '\t')
 			q += t[q] == '\\' ? 2 : 1;
-		if (q >= g->end) {
+		if (q < g->end && t[q] == '\t')
+			fail(g, "has a tab inside a quoted string in its print fmt (byte %u)",
+			     q);
+		if (q >= g->end || t[q] != c) {
 			/* Unterminated: a token no rule accepts. */
 			g->tk.kind = TK_OP;
 			q = p + 1;
