@@ -13,6 +13,7 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include "base/out_bound.h"
 #include "decode/decode.h"
 
 /*
@@ -23,12 +24,6 @@
  */
 #define IVR_PAYLOAD_MAX		(IVR_FIELD_END_MAX - 1)
 
-/*
- * A line's bytes at most, for a payload of @n: above what any kernel's
- * format prints (a hex dump takes 3 bytes a byte, an int array 5), so
- * that a hostile one cannot make a record a hundred times its size.
- */
-#define IVR_LINE_MAX(n)		(1024 + 8 * (size_t)(n))
 #define IVR_LINE_CUT		" [line cut]"
 
 /* The handle's decoding state, with its scratch copy. */
@@ -124,13 +119,11 @@ static u32 loc_read(const struct tep_format_field *f, const u8 *data,
 }
 
 /*
- * The __data_loc fields of a record may all name the same bytes, and
- * libtraceevent prints them once per field: 1 MiB of such records became
- * 207 MB of text.  So the fields print, in order, only as long as the
- * bytes they name add up to no more than the record's @n; the rest are
+ * The __data_loc fields of the record's @n bytes print, in order, while
+ * the bytes they name fit the record (base/out_bound.h); the rest are
  * made empty in the copy (@data, zeros after @n), naming no bytes and
  * the zero at @n.  A string costs its bytes up to the NUL that printing
- * stops at.  A kernel's fields never share bytes: its records print whole.
+ * stops at, which libtraceevent prints whatever length the word says.
  */
 static void cap_dynamic(struct tep_event *tev, u8 *data, u32 n, u32 size,
 			size_t data_len)
@@ -150,10 +143,8 @@ static void cap_dynamic(struct tep_event *tev, u8 *data, u32 n, u32 size,
 
 			cost = text > cost ? text : cost;
 		}
-		if (cost <= budget) {
-			budget -= cost;
+		if (ivr_dyn_take(&budget, cost))
 			continue;
-		}
 		loc = n - (f->flags & TEP_FIELD_IS_RELATIVE ?
 			   (u32)f->offset + 4 : 0);
 		memcpy(data + f->offset, &loc, 4);
@@ -314,8 +305,8 @@ int ivring__snprint(struct ivring *r, const struct ivring_event *ev,
 	}
 	/* Leave the slack all zeros for the next record. */
 	memset(d->scratch, 0, n);
-	if (s->len > IVR_LINE_MAX(n)) {
-		s->len = IVR_LINE_MAX(n) - strlen(IVR_LINE_CUT);
+	if (s->len > IVR_OUT_MAX(n)) {
+		s->len = IVR_OUT_MAX(n) - strlen(IVR_LINE_CUT);
 		trace_seq_puts(s, IVR_LINE_CUT);
 	}
 

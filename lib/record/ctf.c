@@ -10,7 +10,7 @@
  * offsets the format names, with __data_loc words pointing further in), so
  * this recorder decodes, unlike the trace.dat one.  The records are the
  * guest's: nothing outside a record is read, and what a record becomes is
- * bounded by its size (put_event(), put_field()), whatever its format says.
+ * bounded by its size as base/out_bound.h says, whatever its format says.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/out_bound.h"
 #include "base/rec_parse.h"
 #include "record/ctf.h"
 
@@ -101,10 +102,8 @@ static void put_string(struct ctf_stream *s, const u8 *p, u32 len)
 
 /*
  * One field of a record of @size bytes at @data.  @budget is what the
- * record's __data_loc fields may still name: they may all name the same
- * bytes, and 1 MiB of such records became 248 MiB of CTF.  Once their
- * lengths add up to the record's size, the later ones are empty.  A
- * kernel's never share bytes, so its records are transcoded whole.
+ * record's __data_loc fields may still name (base/out_bound.h): one that
+ * names more is empty.
  */
 static void put_field(struct ctf_stream *s, const struct ctf_field *f,
 		      const u8 *data, u32 size, u32 *budget)
@@ -123,14 +122,14 @@ static void put_field(struct ctf_stream *s, const struct ctf_field *f,
 		break;
 	case CTF_STRING:
 		off = data_loc(f, data, size, &len);
-		len = len < *budget ? len : *budget;
-		*budget -= len;
+		if (!ivr_dyn_take(budget, len))
+			len = 0;
 		put_string(s, data + off, len);
 		break;
 	case CTF_SEQ:
 		off = data_loc(f, data, size, &len);
-		len = len < *budget ? len : *budget;
-		*budget -= len;
+		if (!ivr_dyn_take(budget, len))
+			len = 0;
 		len -= len % f->elem;
 		put32(s, len / f->elem);
 		put(s, data + off, len);
@@ -140,9 +139,9 @@ static void put_field(struct ctf_stream *s, const struct ctf_field *f,
 
 /*
  * The most bytes an event of @cl with @size bytes of payload takes: the
- * header, the fixed fields (cl->span, no more than 2 x @size + 64), 5
- * bytes a field for counts and NULs, and the data the fields name (no
- * more than @size, put_field()'s budget); or the unknown event's.
+ * header, the fixed fields (cl->span), 5 bytes a field for counts and
+ * NULs, and the data the fields name (no more than @size, put_field()'s
+ * budget); or the unknown event's.
  */
 static size_t event_max(const struct ctf_class *cl, u32 size)
 {
@@ -166,10 +165,10 @@ static int put_event(struct ivring_rec *w, struct ctf *c,
 	 * A field that a record is too short for reads as zeros, as
 	 * ivring-read shows it; but a guest that writes 8-byte records of a
 	 * type whose format has 64 KiB of fields would make each one 8,000
-	 * times bigger.  A record that lacks more than its own size and 64
-	 * bytes keeps its bytes as they are, under the unknown event.
+	 * times bigger.  One that could pass IVR_OUT_MAX keeps its bytes as
+	 * they are, under the unknown event.
 	 */
-	if (cl && cl->span > 2 * (size_t)ev->size + 64)
+	if (cl && event_max(cl, ev->size) > IVR_OUT_MAX(ev->size))
 		cl = NULL;
 	ret = stream_reserve(w, s, event_max(cl, ev->size));
 	if (ret)
