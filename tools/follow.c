@@ -186,13 +186,13 @@ int seg_clock(struct seg *s)
 	if (now < s->clock_ns)
 		return SEG_IDLE;
 	/*
-	 * A guest that answered the last burst looks often: a burst waits
-	 * for it (150 ms at most).  Any other is only asked, or looked at,
-	 * and waited for only once it has answered.
+	 * A guest that answered the last burst (a sample of this generation
+	 * exists, and no gap since) looks often: a burst waits for it
+	 * (150 ms at most).  Any other is only asked, or looked at, and
+	 * waited for only once it has answered.
 	 */
-	ret = s->clock_live ? read_clock_burst(s->r, false) :
-			      ivring__clock_sync(s->r, 0);
-	s->clock_live = ret > 0;
+	ret = s->clock_ok && !s->clock_gap ? read_clock_burst(s->r, false) :
+					     ivring__clock_sync(s->r, 0);
 	if (ret > 0) {
 		if (s->clock_told)
 			tool_warn("%s: the guest answers clock requests again",

@@ -134,9 +134,9 @@ struct seg {
 	/* Host times of one of many, asked for by a clock thread. */
 	bool clock_ok;		/* a sample of this generation exists */
 	bool clock_told;	/* said that the guest does not answer */
-	bool clock_live;	/* it answered the last burst */
 	uint64_t clock_ns;	/* the next burst, or look */
-	uint64_t clock_gap;	/* between looks at one that does not answer */
+	uint64_t clock_gap;	/* between looks at one that does not answer:
+				 * 0 while it answers */
 };
 
 /* The output's state for the whole run. */
