@@ -2,7 +2,9 @@
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
  * CTF 1.8 traces: a directory with the metadata (ctf_meta.c) and one
- * stream file per CPU, channel0_N as lttng-modules names them.  Each ivring
+ * stream file per CPU, channel0_N as lttng-modules names them, made when
+ * the CPU first has a page; a CPU holds its file open and its buffer only
+ * while it is one of the CPUs used last (cpu_files.c).  Each ivring
  * page becomes one CTF packet, its records transcoded into the layout that
  * ctf_meta.c describes.
  *
@@ -227,17 +229,33 @@ static int stream_write(struct ivring_rec *w, u32 cpu)
 {
 	struct ctf *c = w->priv;
 	struct ctf_stream *s = &c->streams[cpu];
-	int ret;
+	int fd, ret;
 
 	if (!s->len)
 		return 0;
-	ret = ivr_write_synced(w, s->fd, s->buf, s->len);
+	fd = ivr_cpus_fd(w, &c->res, cpu);
+	if (fd < 0)
+		return fd;
+	ret = ivr_write_synced(w, fd, s->buf, s->len);
 	if (ret)
 		return ivr_err(w, ret, "%s/channel0_%u: %s", w->path, cpu,
 			       strerror(-ret));
 	w->cpus[cpu].bytes += s->len;
 	s->len = 0;
 	return 0;
+}
+
+/* cpu_files.c's: @cpu's packets written, its buffer given up. */
+static int ctf_evict(struct ivring_rec *w, u32 cpu)
+{
+	struct ctf *c = w->priv;
+	struct ctf_stream *s = &c->streams[cpu];
+	int ret = stream_write(w, cpu);
+
+	free(s->buf);
+	s->buf = NULL;
+	s->cap = 0;
+	return ret;
 }
 
 static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
@@ -252,6 +270,9 @@ static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 	size_t start;
 	int ret;
 
+	ret = ivr_cpus_use(w, &c->res, cpu);
+	if (ret)
+		return ret;
 	memcpy(&h, pg->data, sizeof(h));
 	begin = h.time_stamp > s->last_ts ? h.time_stamp : s->last_ts;
 	/*
@@ -341,11 +362,9 @@ static void ctf_free(struct ivring_rec *w)
 	struct ctf *c = w->priv;
 	u32 cpu;
 
-	for (cpu = 0; c->streams && cpu < w->info.nr_cpus; cpu++) {
-		if (c->streams[cpu].fd >= 0)
-			close(c->streams[cpu].fd);
+	for (cpu = 0; c->streams && cpu < w->info.nr_cpus; cpu++)
 		free(c->streams[cpu].buf);
-	}
+	ivr_cpus_free(w, &c->res, false);
 	free(c->streams);
 	if (c->dirfd >= 0)
 		close(c->dirfd);
@@ -392,9 +411,7 @@ static int make_dir(struct ivring_rec *w, struct ctf *c)
 
 static int ctf_begin(struct ivring_rec *w, struct ivring *r)
 {
-	char name[PATH_MAX + 32];
 	struct ctf *c;
-	u32 cpu;
 	int ret;
 
 	c = calloc(1, sizeof(*c));
@@ -405,18 +422,12 @@ static int ctf_begin(struct ivring_rec *w, struct ivring *r)
 	c->streams = calloc(w->info.nr_cpus, sizeof(*c->streams));
 	if (!c->streams)
 		return ivr_err(w, -ENOMEM, "out of memory for a CTF trace");
-	for (cpu = 0; cpu < w->info.nr_cpus; cpu++)
-		c->streams[cpu].fd = -1;
 	ret = make_dir(w, c);
+	if (!ret)
+		ret = ivr_cpus_init(w, &c->res, c->dirfd, "/channel0_",
+				    O_WRONLY, ctf_evict);
 	if (ret)
 		return ret;
-	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
-		snprintf(name, sizeof(name), "%s/channel0_%u", w->path, cpu);
-		ret = ivr_out_create(c->dirfd, name, O_WRONLY);
-		if (ret < 0)
-			return ivr_err(w, ret, "%s: %s", name, strerror(-ret));
-		c->streams[cpu].fd = ret;
-	}
 	/*
 	 * The metadata goes out first, so that the directory is a trace that
 	 * babeltrace2 reads after any flush, as a live recording runs.

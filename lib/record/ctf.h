@@ -49,8 +49,7 @@ struct ctf_class {
 #define CTF_ID_UNKNOWN	65536U
 
 struct ctf_stream {
-	int fd;
-	u8 *buf;		/* whole packets not yet written */
+	u8 *buf;		/* whole packets not yet written, while resident */
 	size_t len;
 	size_t cap;
 	u64 seq_num;		/* packets so far */
@@ -65,6 +64,7 @@ struct ctf {
 	u32 nr_classes;
 	u32 *class_of;		/* by event type: index + 1, 0 for none */
 	struct ctf_stream *streams;	/* one per CPU */
+	struct ivr_cpus res;		/* resident CPUs, and their files */
 	int dirfd;		/* the trace's directory, w->path */
 	u8 uuid[16];		/* the trace's, in every packet header */
 	u8 clock_uuid[16];

@@ -9,6 +9,7 @@
 #ifndef IVRING_LIB_RECORD_H
 #define IVRING_LIB_RECORD_H
 
+#include <sys/types.h>
 #include <linux/ivring.h>
 
 #include "handle/reader.h"
@@ -142,5 +143,49 @@ int ivr_out_own_dir(struct ivring_rec *w, const char *path);
  */
 int ivr_out_replace(struct ivring_rec *w, int dirfd, const char *name,
 		    const void *buf, size_t len);
+
+/*
+ * cpu_files.c: the CPUs that hold a buffer, and a file where each CPU has
+ * one, at most IVR_RESIDENT_CPUS at a time.
+ */
+#define IVR_RESIDENT_CPUS	64
+
+struct ivr_cpu {
+	u64 used;		/* the tick of its last use; 0: not resident */
+	int fd;			/* -1: closed */
+	bool made;		/* its file exists, as dev and ino */
+	dev_t dev;
+	ino_t ino;
+};
+
+struct ivr_cpus {
+	struct ivr_cpu *cpu;	/* info.nr_cpus */
+	u32 nr;
+	u32 resident;
+	u64 tick;
+	int dirfd;		/* where the files are */
+	const char *suffix;	/* a file's name: w->path, suffix, the CPU */
+	int flags;		/* O_WRONLY or O_RDWR */
+	/*
+	 * The writer's: write out what @cpu holds and free its buffer; its
+	 * file may be used, and is closed after.
+	 */
+	int (*evict)(struct ivring_rec *w, u32 cpu);
+};
+
+int ivr_cpus_init(struct ivring_rec *w, struct ivr_cpus *cs, int dirfd,
+		  const char *suffix, int flags,
+		  int (*evict)(struct ivring_rec *, u32));
+/*
+ * @cpu is about to hold data: made resident, the one used longest ago
+ * evicted if the set is full.  0 or -errno with w->err.
+ */
+int ivr_cpus_use(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu);
+/* ivr_cpus_use(), and @cpu's file, made or opened again: an fd or -errno. */
+int ivr_cpus_fd(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu);
+void ivr_cpus_name(const struct ivring_rec *w, const struct ivr_cpus *cs,
+		   u32 cpu, char *buf, size_t len);
+/* Close every file; with @drop, remove those made. */
+void ivr_cpus_free(struct ivring_rec *w, struct ivr_cpus *cs, bool drop);
 
 #endif /* IVRING_LIB_RECORD_H */

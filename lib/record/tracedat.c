@@ -9,10 +9,10 @@
  * metadata gives.  Two ways to get there:
  *
  * - Spooled (a recording that may go on for ever, and any version 6): pages
- *   go to one file per CPU (PATH.cpuN, as trace-cmd record does) and the
- *   file is put together at the end: the header and the metadata into
- *   PATH.tmp, then each CPU's spool appended with copy_file_range(), then a
- *   rename.  Every byte is written twice.
+ *   go to one file per CPU (PATH.cpuN, as trace-cmd record does, made when
+ *   the CPU first has a page) and the file is put together at the end: the
+ *   header and the metadata into PATH.tmp, then each CPU's spool appended
+ *   with copy_file_range(), then a rename.  Every byte is written twice.
  *
  * - In place (a snapshot, version 7): a snapshot holds at most as many
  *   pages of a CPU as the segment has sub-buffers, so each CPU gets a
@@ -26,6 +26,9 @@
  *   the end the metadata moves to just after the last CPU's data and the
  *   file is cut there; the part of a region that a CPU did not fill stays a
  *   hole.
+ *
+ * Either way a CPU holds its buffer of SPOOL_PAGES pages, and its spool
+ * open, only while it is one of the CPUs used last (cpu_files.c).
  *
  * The metadata's bytes are tracedat_meta.c's, the cmdlines that go in it
  * tracedat_comms.c's.
@@ -63,7 +66,11 @@ static int spool_flush(struct ivring_rec *w, u32 cpu)
 			return ivr_err(w, ret, "%s.tmp: %s", w->path,
 				       strerror(-ret));
 	} else {
-		ret = ivr_write_synced(w, s->fd, s->buf, len);
+		int fd = ivr_cpus_fd(w, &t->res, cpu);
+
+		if (fd < 0)
+			return fd;
+		ret = ivr_write_synced(w, fd, s->buf, len);
 		if (ret)
 			return ivr_err(w, ret, "%s.cpu%u: %s", w->path,
 				       cpu, strerror(-ret));
@@ -103,6 +110,33 @@ static bool region_full(const struct tracedat *t, u32 cpu)
 			t->ip->region;
 }
 
+/* cpu_files.c's: @cpu's pages written, its buffer given up. */
+static int td_evict(struct ivring_rec *w, u32 cpu)
+{
+	struct tracedat *t = w->priv;
+	int ret = spool_flush(w, cpu);
+
+	free(t->cpus[cpu].buf);
+	t->cpus[cpu].buf = NULL;
+	return ret;
+}
+
+/* @cpu resident, with its buffer. */
+static int spool_use(struct ivring_rec *w, u32 cpu)
+{
+	struct tracedat *t = w->priv;
+	struct spool *s = &t->cpus[cpu];
+	int ret = ivr_cpus_use(w, &t->res, cpu);
+
+	if (ret)
+		return ret;
+	if (!s->buf)
+		s->buf = malloc((size_t)SPOOL_PAGES * t->page_size);
+	if (!s->buf)
+		return ivr_err(w, -ENOMEM, "out of memory for a trace.dat");
+	return 0;
+}
+
 static u8 *td_slot(struct ivring_rec *w, u32 cpu)
 {
 	struct tracedat *t = w->priv;
@@ -113,6 +147,8 @@ static u8 *td_slot(struct ivring_rec *w, u32 cpu)
 			cpu, w->path);
 		return NULL;
 	}
+	if (spool_use(w, cpu))
+		return NULL;
 	return s->buf + (size_t)s->used * t->page_size;
 }
 
@@ -173,10 +209,12 @@ static int td_formats(struct ivring_rec *w, struct ivring *r, u32 from)
 	return 0;
 }
 
+#define SPOOL_SUFFIX	".cpu"
+
 static void spool_name(char *buf, size_t len, const struct ivring_rec *w,
 		       u32 cpu)
 {
-	snprintf(buf, len, "%s.cpu%u", w->path, cpu);
+	snprintf(buf, len, "%s" SPOOL_SUFFIX "%u", w->path, cpu);
 }
 
 #define SPOOL_LEFT	"it holds the pages of a recording that did not finish"
@@ -201,30 +239,37 @@ static int refuse_leftover(struct ivring_rec *w, const char *name,
 	return 0;
 }
 
+/* Spools that a recorder which died left: refused now, not at a CPU's page. */
+static int refuse_spools(struct ivring_rec *w)
+{
+	char name[PATH_MAX + 32];
+	u32 cpu;
+	int ret;
+
+	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
+		spool_name(name, sizeof(name), w, cpu);
+		ret = refuse_leftover(w, name, SPOOL_LEFT);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int begin_spools(struct ivring_rec *w)
 {
 	struct tracedat *t = w->priv;
 	char name[PATH_MAX + 32];
-	u32 cpu;
 	int ret;
 
 	/* Where the file is put together at the end. */
 	snprintf(name, sizeof(name), "%s.tmp", w->path);
 	ret = refuse_leftover(w, name, TMP_LEFT);
-	if (ret)
-		return ret;
-	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
-		struct spool *s = &t->cpus[cpu];
-
-		spool_name(name, sizeof(name), w, cpu);
-		s->fd = ivr_out_create(w->dirfd, name, O_RDWR);
-		if (s->fd == -EEXIST)
-			return refuse_leftover(w, name, SPOOL_LEFT);
-		if (s->fd < 0)
-			return ivr_err(w, s->fd, "%s: %s", name,
-				       strerror(-s->fd));
-	}
-	return write_head(w);
+	if (!ret)
+		ret = refuse_spools(w);
+	if (!ret)
+		ret = ivr_cpus_init(w, &t->res, w->dirfd, SPOOL_SUFFIX, O_RDWR,
+				    td_evict);
+	return ret ? ret : write_head(w);
 }
 
 static int begin_in_place(struct ivring_rec *w, u64 format_size);
@@ -232,7 +277,6 @@ static int begin_in_place(struct ivring_rec *w, u64 format_size);
 static int td_begin(struct ivring_rec *w, struct ivring *r)
 {
 	struct tracedat *t;
-	u32 cpu;
 	int ret;
 
 	ret = ivr_out_target(w, w->path);
@@ -254,13 +298,6 @@ static int td_begin(struct ivring_rec *w, struct ivring *r)
 	t->comm_used = malloc(IVR_COMMS_MAX * sizeof(*t->comm_used));
 	if (!t->cpus || !t->comms || !t->comm_used)
 		return ivr_err(w, -ENOMEM, "out of memory for a trace.dat");
-	for (cpu = 0; cpu < w->info.nr_cpus; cpu++)
-		t->cpus[cpu].fd = -1;
-	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
-		t->cpus[cpu].buf = malloc((size_t)SPOOL_PAGES * t->page_size);
-		if (!t->cpus[cpu].buf)
-			return ivr_err(w, -ENOMEM, "out of memory for a trace.dat");
-	}
 	ivr_td_find_comm_srcs(t, w, r, 0);
 	if (w->snapshot && w->version == 7)
 		return begin_in_place(w, ivr_reader_format_area_size(r));
@@ -273,7 +310,8 @@ static int td_begin(struct ivring_rec *w, struct ivring *r)
  * PATH.head: a trace.dat v6 up to its cmdlines, which is what trace-cmd
  * restore takes with -i.  Should the recorder die before it puts PATH
  * together, "trace-cmd restore -i PATH.head -o PATH PATH.cpu0 PATH.cpu1 ..."
- * does it instead.  Rewritten (atomically) when new cmdlines were learned.
+ * does it instead (/dev/null for a CPU that had no page, so no spool).
+ * Rewritten (atomically) when new cmdlines were learned.
  */
 static int write_head(struct ivring_rec *w)
 {
@@ -438,12 +476,11 @@ static int begin_in_place(struct ivring_rec *w, u64 format_size)
 	u32 cpu;
 	int ret;
 
-	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
-		spool_name(name, sizeof(name), w, cpu);
-		ret = refuse_leftover(w, name, SPOOL_LEFT);
-		if (ret)
-			return ret;
-	}
+	ret = refuse_spools(w);
+	if (!ret)
+		ret = ivr_cpus_init(w, &t->res, -1, NULL, 0, td_evict);
+	if (ret)
+		return ret;
 	ip = t->ip = calloc(1, sizeof(*ip));
 	if (ip)
 		ip->offs = calloc(w->info.nr_cpus, sizeof(*ip->offs));
@@ -538,9 +575,18 @@ static int copy_spool(struct ivring_rec *w, int out, u32 cpu, u64 off)
 	struct spool *s = &t->cpus[cpu];
 	loff_t in_off = 0, out_off = off;
 	u64 left = s->size;
+	int fd, ret;
 
+	if (!left)
+		return 0;
+	fd = ivr_cpus_fd(w, &t->res, cpu);
+	if (fd < 0)
+		return fd;
+	ret = spool_use(w, cpu);
+	if (ret)
+		return ret;
 	while (left) {
-		ssize_t n = copy_file_range(s->fd, &in_off, out, &out_off,
+		ssize_t n = copy_file_range(fd, &in_off, out, &out_off,
 					    left, 0);
 
 		if (n < 0 && errno == EINTR)
@@ -556,11 +602,10 @@ static int copy_spool(struct ivring_rec *w, int out, u32 cpu, u64 off)
 		left -= n;
 	}
 	while (left) {
-		ssize_t n = pread(s->fd, s->buf,
+		ssize_t n = pread(fd, s->buf,
 				  left < (u64)SPOOL_PAGES * t->page_size ?
 				  left : (u64)SPOOL_PAGES * t->page_size,
 				  in_off);
-		int ret;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -658,15 +703,9 @@ static void td_free(struct ivring_rec *w)
 	bool drop = t->done || !any_page(w);
 	u32 cpu;
 
-	for (cpu = 0; t->cpus && cpu < w->info.nr_cpus; cpu++) {
+	for (cpu = 0; t->cpus && cpu < w->info.nr_cpus; cpu++)
 		free(t->cpus[cpu].buf);
-		if (t->cpus[cpu].fd < 0)
-			continue;
-		close(t->cpus[cpu].fd);
-		spool_name(name, sizeof(name), w, cpu);
-		if (drop)
-			ivr_out_unlink(w->dirfd, name);
-	}
+	ivr_cpus_free(w, &t->res, drop);
 	if (drop && t->head) {
 		snprintf(name, sizeof(name), "%s.head", w->path);
 		ivr_out_unlink(w->dirfd, name);

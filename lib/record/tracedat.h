@@ -48,8 +48,7 @@ struct comm_slot {
 };
 
 struct spool {
-	int fd;			/* PATH.cpuN; -1 in place */
-	u8 *buf;		/* SPOOL_PAGES pages */
+	u8 *buf;		/* SPOOL_PAGES pages, while resident */
 	u32 used;		/* pages in buf */
 	u64 size;		/* bytes written to the CPU's data */
 };
@@ -97,6 +96,7 @@ struct in_place {
 
 struct tracedat {
 	struct spool *cpus;
+	struct ivr_cpus res;		/* resident CPUs; spooled: PATH.cpuN */
 	struct in_place *ip;	/* NULL: spooled */
 	u32 subbuf_size;		/* the segment's */
 	/*

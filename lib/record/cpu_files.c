@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The CPUs whose data a recording holds: a buffer each, and a file each
+ * where the data goes to one file per CPU (a trace.dat's spools, a CTF
+ * trace's streams).
+ *
+ * A guest's nr_cpus is its own to claim, up to 8192.  With a buffer and a
+ * file per CPU from the start, a segment that claimed 1015 CPUs took 1022
+ * fds and 64 KiB to 1 MiB of memory per CPU, and a recorder of many guests
+ * ran out of fds for the honest ones.  So a CPU holds them only while it
+ * is one of the IVR_RESIDENT_CPUS used last: the one used longest ago
+ * writes what it holds and gives both up, through the writer's @evict,
+ * when another needs room.  Its file is made when it first has data, and
+ * opened again by name when it comes back, in the recording's directory,
+ * and taken only if it is the inode made then: nothing else may stand in
+ * for it.  A guest with no more CPUs than that never sees any of it.
+ *
+ * The files are opened O_APPEND: a file opened again goes on at its end,
+ * as the one that was closed would have.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/record.h"
+
+int ivr_cpus_init(struct ivring_rec *w, struct ivr_cpus *cs, int dirfd,
+		  const char *suffix, int flags,
+		  int (*evict)(struct ivring_rec *, u32))
+{
+	u32 cpu;
+
+	cs->cpu = calloc(w->info.nr_cpus, sizeof(*cs->cpu));
+	if (!cs->cpu)
+		return ivr_err(w, -ENOMEM, "out of memory for a recording");
+	for (cpu = 0; cpu < w->info.nr_cpus; cpu++)
+		cs->cpu[cpu].fd = -1;
+	cs->nr = w->info.nr_cpus;
+	cs->dirfd = dirfd;
+	cs->suffix = suffix;
+	cs->flags = flags;
+	cs->evict = evict;
+	return 0;
+}
+
+void ivr_cpus_name(const struct ivring_rec *w, const struct ivr_cpus *cs,
+		   u32 cpu, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%u", w->path, cs->suffix, cpu);
+}
+
+static void close_file(struct ivr_cpus *cs, u32 cpu)
+{
+	struct ivr_cpu *c = &cs->cpu[cpu];
+
+	if (c->fd < 0)
+		return;
+	close(c->fd);
+	c->fd = -1;
+}
+
+/* The resident CPU used longest ago: there is one, as the set is full. */
+static u32 oldest(const struct ivr_cpus *cs)
+{
+	u32 cpu, best = 0;
+	u64 at = UINT64_MAX;
+
+	for (cpu = 0; cpu < cs->nr; cpu++)
+		if (cs->cpu[cpu].used && cs->cpu[cpu].used < at) {
+			at = cs->cpu[cpu].used;
+			best = cpu;
+		}
+	return best;
+}
+
+int ivr_cpus_use(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu)
+{
+	struct ivr_cpu *c = &cs->cpu[cpu];
+
+	if (!c->used) {
+		if (cs->resident == IVR_RESIDENT_CPUS) {
+			u32 old = oldest(cs);
+			int ret = cs->evict(w, old);
+
+			if (ret)
+				return ret;
+			close_file(cs, old);
+			cs->cpu[old].used = 0;
+			cs->resident--;
+		}
+		cs->resident++;
+	}
+	c->used = ++cs->tick;
+	return 0;
+}
+
+/* Opened again: the file made for @cpu, or -errno with w->err. */
+static int reopen(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu,
+		  const char *name)
+{
+	struct ivr_cpu *c = &cs->cpu[cpu];
+	struct stat st;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO put in its place must not hold us. */
+	fd = openat(cs->dirfd, ivr_out_leaf(name),
+		    cs->flags | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
+		    O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return ivr_err(w, -errno, "%s: %s", name, strerror(errno));
+	if (fstat(fd, &st) || st.st_dev != c->dev || st.st_ino != c->ino) {
+		close(fd);
+		return ivr_err(w, -ESTALE,
+			       "%s: replaced by another file while it was recorded",
+			       name);
+	}
+	if (fcntl(fd, F_SETFL, cs->flags | O_APPEND) < 0) {
+		close(fd);
+		return ivr_err(w, -errno, "%s: %s", name, strerror(errno));
+	}
+	return fd;
+}
+
+int ivr_cpus_fd(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu)
+{
+	struct ivr_cpu *c = &cs->cpu[cpu];
+	char name[PATH_MAX + 32];
+	struct stat st;
+	int ret;
+
+	ret = ivr_cpus_use(w, cs, cpu);
+	if (ret)
+		return ret;
+	if (c->fd >= 0)
+		return c->fd;
+	ivr_cpus_name(w, cs, cpu, name, sizeof(name));
+	if (c->made) {
+		ret = reopen(w, cs, cpu, name);
+		if (ret < 0)
+			return ret;
+		c->fd = ret;
+		return c->fd;
+	}
+	ret = ivr_out_create(cs->dirfd, name, cs->flags | O_APPEND);
+	if (ret == -EEXIST)
+		return ivr_err(w, ret,
+			       "%s exists: it was made while this recording ran; move it away first",
+			       name);
+	if (ret < 0)
+		return ivr_err(w, ret, "%s: %s", name, strerror(-ret));
+	if (fstat(ret, &st)) {
+		int err = -errno;
+
+		close(ret);
+		return ivr_err(w, err, "%s: %s", name, strerror(-err));
+	}
+	c->fd = ret;
+	c->made = true;
+	c->dev = st.st_dev;
+	c->ino = st.st_ino;
+	return c->fd;
+}
+
+void ivr_cpus_free(struct ivring_rec *w, struct ivr_cpus *cs, bool drop)
+{
+	char name[PATH_MAX + 32];
+	u32 cpu;
+
+	for (cpu = 0; cs->cpu && cpu < cs->nr; cpu++) {
+		close_file(cs, cpu);
+		if (drop && cs->cpu[cpu].made) {
+			ivr_cpus_name(w, cs, cpu, name, sizeof(name));
+			ivr_out_unlink(cs->dirfd, name);
+		}
+	}
+	free(cs->cpu);
+	cs->cpu = NULL;
+}
