@@ -161,6 +161,14 @@ TEST(name_cannot_forge_lines)
 	ASSERT_NE(NULL, g);
 	EXPECT_STREQ("/x/ivring-a\nvm1: \033[2Jfake\x7f", g->path);
 	EXPECT_STREQ("ivring-a?vm1: ?[2Jfake?", g->name);
+	/*
+	 * C1 controls, a raw CSI (0x9b) and as UTF-8 (C2 9B), and bytes that
+	 * are no UTF-8 go too; names in UTF-8 stay.
+	 */
+	g = guest_reg_add(reg, "/x/\x9b" "2J-\xc2\x9b" "2J-\xff\xc3-\xc3\xa9t\xc3\xa9-\xe6\x97\xa5",
+			  guest_dev(2), guest_ino(2));
+	ASSERT_NE(NULL, g);
+	EXPECT_STREQ("?2J-?" "?2J-?" "?-\xc3\xa9t\xc3\xa9-\xe6\x97\xa5", g->name);
 	guest_reg_unlock();
 	guest_reg_thread_offline();
 	guest_reg_free(reg);

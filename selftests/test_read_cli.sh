@@ -138,6 +138,19 @@ wait "$bg"
 bg=
 fails_with "missing file" 1 "$tmp/nothere: No such file or directory" "$tmp/nothere"
 fails_with "missing shm name" 1 "/dev/shm/$shm_name: No such file or directory" "$shm_name"
+# A name that others chose cannot forge a line or reach the terminal:
+# control bytes, C1 ones too, print as '?', UTF-8 as it is.
+esc=$(printf '\033') nl='
+' csi=$(printf '\302\233') eacute=$(printf '\303\251')
+"$read_bin" "$tmp/a$esc[2J${nl}ivring-read: fake$csi-$eacute" >"$tmp/out" 2>"$tmp/err"
+if [ "$(wc -l <"$tmp/err")" = 1 ] &&
+   grep -q "/a?\[2J?ivring-read: fake??-$eacute: No such file or directory" "$tmp/err" &&
+   ! grep -q "$esc" "$tmp/err"; then
+	ok "a message shows a name's control bytes as '?'"
+else
+	not_ok "a message shows a name's control bytes as '?' (stderr follows)"
+	sed 's/^/# /' "$tmp/err"
+fi
 
 # The subcommand comes first, or it is refused, saying where it goes: after
 # an option it used to be taken for a segment, /dev/shm/record, and the

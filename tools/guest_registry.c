@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "guest_registry.h"
+#include "tool_text.h"
 #include "tool_time.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -190,7 +191,6 @@ struct guest *guest_reg_add(struct guest_reg *reg, const char *path,
 	struct cds_lfht_node *got;
 	struct guest *g;
 	const char *slash;
-	char *p;
 
 	if (guest_reg_find(reg, dev, ino)) {
 		errno = EEXIST;
@@ -206,9 +206,7 @@ struct guest *guest_reg_add(struct guest_reg *reg, const char *path,
 		errno = ENOMEM;
 		return NULL;
 	}
-	for (p = g->name; *p; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			*p = '?';
+	tool_safe_text(g->name);
 	g->reg = reg;
 	g->dev = dev;
 	g->ino = ino;

@@ -7,16 +7,28 @@
 #include <stdlib.h>
 
 #include "tool_msg.h"
+#include "tool_text.h"
 #include "tool_time.h"
 
-/* One line, whole: threads that warn at once do not mix their lines. */
+/*
+ * One line, whole: threads that warn at once do not mix their lines.  Its
+ * control bytes become '?': a message names files and says what guests
+ * wrote, and a name with a newline and another guest's prefix would forge
+ * a line.
+ */
 static void say(const char *fmt, va_list ap)
 {
+	char *line;
+
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	else
+		tool_safe_text(line);
 	flockfile(stderr);
-	fprintf(stderr, "%s: ", program_invocation_short_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s: %s\n", program_invocation_short_name,
+		line ? line : "(no memory for a message)");
 	funlockfile(stderr);
+	free(line);
 }
 
 void tool_warn(const char *fmt, ...)
