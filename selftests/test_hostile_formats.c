@@ -647,6 +647,33 @@ TEST(tab_inside_a_string)
 }
 
 /*
+ * libtraceevent never ends a string at a quote that a backslash precedes,
+ * even one whose own backslash escapes it ("a\\" runs on): text that the
+ * grammar took for a second string, and so never checked, was parsed as
+ * an expression, and an '=' after a '?' crashed it as above (found by a
+ * review).  Escaped quotes inside a string, as kernels write them, stay.
+ */
+TEST(backslash_before_a_quote)
+{
+	struct ivring_format_stats st;
+	u16 ids[] = { 20, 21 };
+
+	expect_each_skipped(_metadata, (const char *[]){
+		"\"%s\\\\\", \", 1 ? 2 : 3 = 4\"",
+		"\"%d %c\", REC->a, REC->a ? '\\\\' : '=' ",
+		"\"%d %s\", REC->a, REC->a ? \"\\\\\" : \"=\" ",
+	}, 3, "print fmt");
+
+	ASSERT_EQ(4, read_prints(_metadata, (const char *[]){
+		"\"q=\\\"%u\\\"\", REC->a",
+		"\"r=%u %s\", REC->a, \"\\\\n\"",
+	}, ids, 2, &st));
+	EXPECT_EQ(0, st.skipped);
+	EXPECT_TRUE(line_has("h20:", "q=\"10\"")) TH_LOG("output:\n%s", out);
+	EXPECT_TRUE(line_has("h21:", "r=10")) TH_LOG("output:\n%s", out);
+}
+
+/*
  * The guest formats a new generation with hostile texts under a consumer
  * that follows it, as a --follow reader does.
  */

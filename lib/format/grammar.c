@@ -420,14 +420,19 @@ static void next(struct gr *g)
 		g->tk.kind = is_digit(c) ? TK_INT : TK_IDENT;
 	} else if (c == '"' || c == '\'') {
 		/*
-		 * A backslash escapes the next byte; the line ends a string.
-		 * libtraceevent ends one at a byte that is not isprint() as
-		 * well, and lexes the rest of it as operators ('=' among
+		 * A string ends where libtraceevent 1.7's __read_token() ends
+		 * it, or the two would read different tokens from here on:
+		 * at the first quote that no backslash precedes (its "\\"
+		 * that cancels itself does not: "a\\" runs on), or at a
+		 * byte that is not isprint() and that no backslash precedes,
+		 * after which it lexes the rest as operators ('=' among
 		 * them, which its process_op() then follows into a NULL
-		 * after a '?'): a tab is the one such byte the text may hold.
+		 * after a '?').  A tab is the one such byte the text may
+		 * hold; the line ends a string too.
 		 */
-		while (q < g->end && t[q] != c && t[q] != '\t')
-			q += t[q] == '\\' ? 2 : 1;
+		while (q < g->end &&
+		       ((t[q] != c && t[q] != '\t') || t[q - 1] == '\\'))
+			q++;
 		if (q < g->end && t[q] == '\t')
 			fail(g, "has a tab inside a quoted string in its print fmt (byte %u)",
 			     q);
