@@ -5,16 +5,18 @@
  * every CPU a file and a buffer from the start: a segment that claimed
  * 1015 CPUs took 1022 fds, and a recorder of many guests then had none
  * left for the honest ones.  Here 1015 CPUs each have events, in two
- * rounds, recorded as a trace.dat spooled and in place, and as CTF:
+ * rounds (three of 250 events each, more than a spool buffer's 16 pages
+ * per CPU), recorded as a trace.dat spooled and in place, and as CTF:
  *
  *   - the recording holds at most IVR_RESIDENT_CPUS (64) of its CPUs' files
  *     open, and their buffers only (malloc's count, where no sanitizer
  *     replaces malloc);
- *   - every event is in the files, each CPU's two rounds in order, as
- *     trace-cmd report and babeltrace2 read them: a CPU's file closed for
- *     others and opened again goes on at its end;
- *   - a spool that someone replaced while it was closed is not taken: the
- *     recording fails, saying so, and the file put there is untouched.
+ *   - every event is in the files, each CPU's in order, as trace-cmd
+ *     report and babeltrace2 read them: a CPU's file closed for others
+ *     and opened again goes on at its end;
+ *   - a spool that someone replaced, or wrote to, while it was closed is
+ *     not taken: the recording fails, saying so, and stays failed, and
+ *     the file put there is untouched.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -68,13 +70,16 @@ static size_t heap_in_use(void)
 	return mallinfo2().uordblks;
 }
 
+/* Events @first .. @first + @n - 1 on every CPU. */
 static void write_round(struct __test_metadata *_metadata, struct seg *s,
-			u64 seq)
+			u64 first, u64 n)
 {
 	unsigned int cpu;
+	u64 seq;
 
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		ASSERT_EQ(0, seg_write_seq(s, cpu, seq, 0));
+		for (seq = first; seq < first + n; seq++)
+			ASSERT_EQ(0, seg_write_seq(s, cpu, seq, 0));
 }
 
 /* What the recording holds, after one step of it. */
@@ -116,7 +121,6 @@ FIXTURE_SETUP(cpus)
 
 	ASSERT_EQ(0, seg_create(&self->s, 32 << 20, NR_CPUS, 1024, 0,
 				IVRING_MODE_DISCARD, NULL));
-	write_round(_metadata, &self->s, 0);
 	ASSERT_EQ(0, ivring__open(self->s.path, &o, &self->r));
 	strcpy(self->dir, "/tmp/ivring-rec-cpus.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
@@ -136,25 +140,26 @@ FIXTURE_TEARDOWN(cpus)
 }
 
 /*
- * Two rounds, one event per CPU each, into a recording of @format with
- * @flags; the fds and the heap it held checked.
+ * @rounds rounds of @n events per CPU each into a recording of @format
+ * with @flags; the fds and the heap it held checked.
  */
-static void record_two_rounds(struct __test_metadata *_metadata,
-			      FIXTURE_DATA(cpus) *self, unsigned int format,
-			      unsigned int flags)
+static void record_rounds(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(cpus) *self, unsigned int format,
+			  unsigned int flags, unsigned int rounds, u64 n)
 {
 	struct ivring_rec_opts o = { .sz = sizeof(o), .format = format,
 				     .flags = flags };
 	struct ivring_rec *w;
+	unsigned int k;
 
 	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w))
 		TH_LOG("%s", ivring__errmsg(self->r));
 	measure(self);
-	ASSERT_EQ(NR_CPUS, record_round(self, w))
-		TH_LOG("%s", ivring__rec_errmsg(w));
-	write_round(_metadata, &self->s, 1);
-	ASSERT_EQ(NR_CPUS, record_round(self, w))
-		TH_LOG("%s", ivring__rec_errmsg(w));
+	for (k = 0; k < rounds; k++) {
+		write_round(_metadata, &self->s, k * n, n);
+		ASSERT_EQ(NR_CPUS * n, record_round(self, w))
+			TH_LOG("%s", ivring__rec_errmsg(w));
+	}
 	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
 
 	TH_LOG("fds: %d before, %d at most; heap: %zu KiB more at most",
@@ -172,13 +177,14 @@ static void record_two_rounds(struct __test_metadata *_metadata,
 }
 
 /*
- * Each CPU's seq=0 then seq=1, once each, in @cmd's lines: @form read at
- * @field.
+ * Each CPU's seq 0 .. @total - 1, once each and in order, in @cmd's
+ * lines: @form read at @field.
  */
 static void check_rounds(struct __test_metadata *_metadata, const char *cmd,
-			 const char *field, const char *form)
+			 const char *field, const char *form,
+			 unsigned int total)
 {
-	static unsigned char seen[NR_CPUS];
+	static unsigned int seen[NR_CPUS];
 	unsigned int seq, cpu, n = 0, bad = 0;
 	char line[4096], *at;
 	FILE *p = popen(cmd, "r");
@@ -190,8 +196,8 @@ static void check_rounds(struct __test_metadata *_metadata, const char *cmd,
 		if (!at || sscanf(at, form, &seq, &cpu) != 2)
 			continue;
 		n++;
-		/* seq 0 first, then seq 1, on the CPU it was written on. */
-		if (cpu >= NR_CPUS || seq > 1 || seen[cpu] != seq) {
+		/* The next seq of the CPU it was written on. */
+		if (cpu >= NR_CPUS || seen[cpu] != seq) {
 			if (bad++ < 5)
 				TH_LOG("out of place: %s", line);
 			continue;
@@ -200,82 +206,111 @@ static void check_rounds(struct __test_metadata *_metadata, const char *cmd,
 	}
 	ASSERT_EQ(0, pclose(p)) TH_LOG("%s", cmd);
 	EXPECT_EQ(0, bad);
-	EXPECT_EQ(2 * NR_CPUS, n);
+	EXPECT_EQ(total * NR_CPUS, n);
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		if (seen[cpu] != 2) {
-			TH_LOG("CPU %u: %u of its 2 rounds", cpu, seen[cpu]);
-			ASSERT_EQ(2, seen[cpu]);
+		if (seen[cpu] != total) {
+			TH_LOG("CPU %u: %u of its %u events", cpu, seen[cpu],
+			       total);
+			ASSERT_EQ(total, seen[cpu]);
 		}
 }
 
 static void check_tracedat(struct __test_metadata *_metadata,
-			   FIXTURE_DATA(cpus) *self)
+			   FIXTURE_DATA(cpus) *self, unsigned int total)
 {
 	if (system("command -v trace-cmd >/dev/null"))
 		SKIP(return, "no trace-cmd (Debian package trace-cmd)");
 	snprintf(self->cmd, sizeof(self->cmd), "trace-cmd report -i %s",
 		 self->path);
-	check_rounds(_metadata, self->cmd, "seq=", "seq=%u cpu=%u");
+	check_rounds(_metadata, self->cmd, "seq=", "seq=%u cpu=%u", total);
 }
 
 TEST_F(cpus, tracedat_spooled)
 {
-	record_two_rounds(_metadata, self, IVRING_REC_TRACE_DAT, 0);
-	check_tracedat(_metadata, self);
+	record_rounds(_metadata, self, IVRING_REC_TRACE_DAT, 0, 2, 1);
+	check_tracedat(_metadata, self, 2);
+}
+
+/* Each CPU's spool flushed many times, and between them closed. */
+TEST_F(cpus, tracedat_spooled_many_pages)
+{
+	record_rounds(_metadata, self, IVRING_REC_TRACE_DAT, 0, 3, 250);
+	check_tracedat(_metadata, self, 750);
 }
 
 TEST_F(cpus, tracedat_in_place)
 {
-	record_two_rounds(_metadata, self, IVRING_REC_TRACE_DAT,
-			  IVRING_REC_SNAPSHOT);
-	check_tracedat(_metadata, self);
+	record_rounds(_metadata, self, IVRING_REC_TRACE_DAT,
+		      IVRING_REC_SNAPSHOT, 2, 1);
+	check_tracedat(_metadata, self, 2);
 }
 
 TEST_F(cpus, ctf)
 {
-	record_two_rounds(_metadata, self, IVRING_REC_CTF, 0);
+	record_rounds(_metadata, self, IVRING_REC_CTF, 0, 2, 1);
 	if (system("command -v babeltrace2 >/dev/null"))
 		SKIP(return, "no babeltrace2 (Debian package babeltrace2)");
 	snprintf(self->cmd, sizeof(self->cmd), "babeltrace2 %s", self->path);
-	check_rounds(_metadata, self->cmd, "seq = ", "seq = %u, cpu = %u");
+	check_rounds(_metadata, self->cmd, "seq = ", "seq = %u, cpu = %u", 2);
 }
 
 /*
  * CPU 0's spool, closed for the CPUs after it, is replaced by another
- * file: the recording fails when CPU 0 next writes, and the file put
- * there keeps what it had.
+ * file (@replace), or written to: the recording fails when CPU 0 next
+ * writes, and the file put there keeps what it had.
  */
-TEST_F(cpus, replaced_spool_refused)
+static void spool_changed(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(cpus) *self, bool replace)
 {
 	struct ivring_rec_opts o = { .sz = sizeof(o),
 				     .format = IVRING_REC_TRACE_DAT };
 	static const char planted[] = "not ours\n";
 	char spool[160], other[160], back[sizeof(planted)] = { 0 };
 	struct ivring_rec *w;
+	off_t at = 0;
 	int fd;
 
+	write_round(_metadata, &self->s, 0, 1);
 	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
 	ASSERT_EQ(NR_CPUS, record_round(self, w));
 	snprintf(spool, sizeof(spool), "%s.cpu0", self->path);
 	snprintf(other, sizeof(other), "%s/other", self->dir);
-	fd = open(other, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (replace)
+		fd = open(other, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	else
+		fd = open(spool, O_WRONLY | O_APPEND);
 	ASSERT_LE(0, fd);
+	if (!replace)
+		at = lseek(fd, 0, SEEK_END);
 	ASSERT_EQ(sizeof(planted) - 1, write(fd, planted, sizeof(planted) - 1));
 	close(fd);
-	ASSERT_EQ(0, rename(other, spool));
+	if (replace)
+		ASSERT_EQ(0, rename(other, spool));
 
-	write_round(_metadata, &self->s, 1);
-	ASSERT_GT(0, record_round(self, w));
+	write_round(_metadata, &self->s, 1, 1);
+	EXPECT_EQ(-ESTALE, record_round(self, w));
 	EXPECT_NE(NULL, strstr(ivring__rec_errmsg(w),
-			       "replaced by another file while it was recorded"))
+			       "replaced or changed by someone else while it was recorded"))
 		TH_LOG("%s", ivring__rec_errmsg(w));
+	/* A failed recording stays failed. */
+	EXPECT_GT(0, ivring__rec_flush(w));
 	ivring__rec_close(w, NULL, 0);
 
 	fd = open(spool, O_RDONLY);
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(sizeof(planted) - 1, read(fd, back, sizeof(back)));
+	EXPECT_EQ(sizeof(planted) - 1, pread(fd, back, sizeof(back), at));
 	close(fd);
 	EXPECT_STREQ(planted, back);
+}
+
+TEST_F(cpus, replaced_spool_refused)
+{
+	spool_changed(_metadata, self, true);
+}
+
+TEST_F(cpus, written_spool_refused)
+{
+	spool_changed(_metadata, self, false);
 }
 
 TEST_HARNESS_MAIN

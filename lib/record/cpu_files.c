@@ -12,9 +12,13 @@
  * is one of the IVR_RESIDENT_CPUS used last: the one used longest ago
  * writes what it holds and gives both up, through the writer's @evict,
  * when another needs room.  Its file is made when it first has data, and
- * opened again by name when it comes back, in the recording's directory,
- * and taken only if it is the inode made then: nothing else may stand in
- * for it.  A guest with no more CPUs than that never sees any of it.
+ * opened again by name when it comes back, in the recording's directory.
+ * A trace.dat's directory may be one that others write to (only the
+ * files made in it are checked), so the file found is taken only if it
+ * is still ours and as we left it: the inode made then, a regular file
+ * of this user's with one link, and the size written.  A guest with no
+ * more CPUs than that never sees any of it; one with more, all busy,
+ * costs an open and a close per page.
  *
  * The files are opened O_APPEND: a file opened again goes on at its end,
  * as the one that was closed would have.
@@ -64,44 +68,63 @@ static void close_file(struct ivr_cpus *cs, u32 cpu)
 	c->fd = -1;
 }
 
-/* The resident CPU used longest ago: there is one, as the set is full. */
+/* The index in cs->list of the resident CPU used longest ago. */
 static u32 oldest(const struct ivr_cpus *cs)
 {
-	u32 cpu, best = 0;
-	u64 at = UINT64_MAX;
+	u32 i, best = 0;
 
-	for (cpu = 0; cpu < cs->nr; cpu++)
-		if (cs->cpu[cpu].used && cs->cpu[cpu].used < at) {
-			at = cs->cpu[cpu].used;
-			best = cpu;
-		}
+	for (i = 1; i < cs->resident; i++)
+		if (cs->cpu[cs->list[i]].used < cs->cpu[cs->list[best]].used)
+			best = i;
 	return best;
 }
 
 int ivr_cpus_use(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu)
 {
 	struct ivr_cpu *c = &cs->cpu[cpu];
+	u32 i;
 
 	if (!c->used) {
-		if (cs->resident == IVR_RESIDENT_CPUS) {
-			u32 old = oldest(cs);
-			int ret = cs->evict(w, old);
+		if (cs->resident < IVR_RESIDENT_CPUS) {
+			i = cs->resident++;
+		} else {
+			u32 old;
+			int ret;
 
+			i = oldest(cs);
+			old = cs->list[i];
+			ret = cs->evict(w, old);
 			if (ret)
 				return ret;
 			close_file(cs, old);
 			cs->cpu[old].used = 0;
-			cs->resident--;
 		}
-		cs->resident++;
+		cs->list[i] = cpu;
 	}
 	c->used = ++cs->tick;
 	return 0;
 }
 
+bool ivr_cpus_resident(const struct ivr_cpus *cs, u32 cpu)
+{
+	return cs->cpu[cpu].used;
+}
+
+/*
+ * Is @st the file made for @c, as we left it with @size bytes?  An inode
+ * number alone is not enough: once the file is unlinked, a new one may
+ * get it.
+ */
+static bool as_left(const struct ivr_cpu *c, const struct stat *st, u64 size)
+{
+	return S_ISREG(st->st_mode) && st->st_dev == c->dev &&
+	       st->st_ino == c->ino && st->st_uid == geteuid() &&
+	       st->st_nlink == 1 && (u64)st->st_size == size;
+}
+
 /* Opened again: the file made for @cpu, or -errno with w->err. */
 static int reopen(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu,
-		  const char *name)
+		  const char *name, u64 size)
 {
 	struct ivr_cpu *c = &cs->cpu[cpu];
 	struct stat st;
@@ -113,10 +136,10 @@ static int reopen(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu,
 		    O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return ivr_err(w, -errno, "%s: %s", name, strerror(errno));
-	if (fstat(fd, &st) || st.st_dev != c->dev || st.st_ino != c->ino) {
+	if (fstat(fd, &st) || !as_left(c, &st, size)) {
 		close(fd);
 		return ivr_err(w, -ESTALE,
-			       "%s: replaced by another file while it was recorded",
+			       "%s: replaced or changed by someone else while it was recorded",
 			       name);
 	}
 	if (fcntl(fd, F_SETFL, cs->flags | O_APPEND) < 0) {
@@ -126,7 +149,8 @@ static int reopen(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu,
 	return fd;
 }
 
-int ivr_cpus_fd(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu)
+int ivr_cpus_fd(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu,
+		u64 size)
 {
 	struct ivr_cpu *c = &cs->cpu[cpu];
 	char name[PATH_MAX + 32];
@@ -140,7 +164,7 @@ int ivr_cpus_fd(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu)
 		return c->fd;
 	ivr_cpus_name(w, cs, cpu, name, sizeof(name));
 	if (c->made) {
-		ret = reopen(w, cs, cpu, name);
+		ret = reopen(w, cs, cpu, name, size);
 		if (ret < 0)
 			return ret;
 		c->fd = ret;
@@ -157,6 +181,7 @@ int ivr_cpus_fd(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu)
 		int err = -errno;
 
 		close(ret);
+		ivr_out_unlink(cs->dirfd, name);
 		return ivr_err(w, err, "%s: %s", name, strerror(-err));
 	}
 	c->fd = ret;
@@ -172,11 +197,18 @@ void ivr_cpus_free(struct ivring_rec *w, struct ivr_cpus *cs, bool drop)
 	u32 cpu;
 
 	for (cpu = 0; cs->cpu && cpu < cs->nr; cpu++) {
+		struct ivr_cpu *c = &cs->cpu[cpu];
+		struct stat st;
+
 		close_file(cs, cpu);
-		if (drop && cs->cpu[cpu].made) {
-			ivr_cpus_name(w, cs, cpu, name, sizeof(name));
+		if (!drop || !c->made)
+			continue;
+		/* Ours alone: what stands there now may be someone else's. */
+		ivr_cpus_name(w, cs, cpu, name, sizeof(name));
+		if (!fstatat(cs->dirfd, ivr_out_leaf(name), &st,
+			     AT_SYMLINK_NOFOLLOW) &&
+		    st.st_dev == c->dev && st.st_ino == c->ino)
 			ivr_out_unlink(cs->dirfd, name);
-		}
 	}
 	free(cs->cpu);
 	cs->cpu = NULL;

@@ -233,7 +233,7 @@ static int stream_write(struct ivring_rec *w, u32 cpu)
 
 	if (!s->len)
 		return 0;
-	fd = ivr_cpus_fd(w, &c->res, cpu);
+	fd = ivr_cpus_fd(w, &c->res, cpu, w->cpus[cpu].bytes);
 	if (fd < 0)
 		return fd;
 	ret = ivr_write_synced(w, fd, s->buf, s->len);
@@ -242,20 +242,34 @@ static int stream_write(struct ivring_rec *w, u32 cpu)
 			       strerror(-ret));
 	w->cpus[cpu].bytes += s->len;
 	s->len = 0;
+	/*
+	 * One page of a hostile guest's tiny records may grow the buffer
+	 * to many MiB (IVR_OUT_MAX): not kept past the write.
+	 */
+	if (s->cap > 2 * FLUSH_AT) {
+		free(s->buf);
+		s->buf = NULL;
+		s->cap = 0;
+	}
 	return 0;
 }
 
-/* cpu_files.c's: @cpu's packets written, its buffer given up. */
+/*
+ * cpu_files.c's: @cpu's packets written, its buffer given up.  Kept if the
+ * write failed.
+ */
 static int ctf_evict(struct ivring_rec *w, u32 cpu)
 {
 	struct ctf *c = w->priv;
 	struct ctf_stream *s = &c->streams[cpu];
 	int ret = stream_write(w, cpu);
 
+	if (ret)
+		return ret;
 	free(s->buf);
 	s->buf = NULL;
 	s->cap = 0;
-	return ret;
+	return 0;
 }
 
 static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)

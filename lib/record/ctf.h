@@ -49,7 +49,7 @@ struct ctf_class {
 #define CTF_ID_UNKNOWN	65536U
 
 struct ctf_stream {
-	u8 *buf;		/* whole packets not yet written, while resident */
+	u8 *buf;		/* packets not written yet; NULL if not resident */
 	size_t len;
 	size_t cap;
 	u64 seq_num;		/* packets so far */

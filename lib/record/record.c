@@ -429,9 +429,13 @@ int ivring__rec_read(struct ivring_rec *w, struct ivring *r, unsigned int cpu,
 		ret = ivring__rec_page(w, cpu, pg);
 		return ret ? ret : 1;
 	}
-	slot = w->ops->slot(w, cpu);
-	if (!slot)
-		return -ENOBUFS;
+	ret = w->ops->slot(w, cpu, &slot);
+	if (ret) {
+		/* A full snapshot goes on; a write that failed does not. */
+		if (ret != -ENOBUFS)
+			w->failed = true;
+		return ret;
+	}
 	ret = ivr_reader_read_page(r, cpu, pg, flags, slot,
 				   w->ops->event ? event_hook : NULL, w);
 	if (ret <= 0)

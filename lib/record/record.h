@@ -23,11 +23,12 @@ struct ivr_rec_ops {
 	int (*page)(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg);
 	/*
 	 * Optional, both or neither: where the next page of @cpu may be read
-	 * to (subbuf_size bytes), so that ivring__rec_read() saves a copy;
-	 * then @put takes the page that was read there.  NULL, with the
-	 * error set, when there is no room for it.
+	 * to (subbuf_size bytes, in *@at), so that ivring__rec_read() saves
+	 * a copy; then @put takes the page that was read there.  0, or
+	 * -ENOBUFS when a snapshot has no room for it, or another -errno,
+	 * with the error set.
 	 */
-	u8 *(*slot)(struct ivring_rec *w, u32 cpu);
+	int (*slot)(struct ivring_rec *w, u32 cpu, u8 **at);
 	int (*put)(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg);
 	/*
 	 * Optional: each event of a page, before @page or @put takes it
@@ -161,6 +162,7 @@ struct ivr_cpu {
 struct ivr_cpus {
 	struct ivr_cpu *cpu;	/* info.nr_cpus */
 	u32 nr;
+	u32 list[IVR_RESIDENT_CPUS];	/* the resident CPUs */
 	u32 resident;
 	u64 tick;
 	int dirfd;		/* where the files are */
@@ -181,8 +183,13 @@ int ivr_cpus_init(struct ivring_rec *w, struct ivr_cpus *cs, int dirfd,
  * evicted if the set is full.  0 or -errno with w->err.
  */
 int ivr_cpus_use(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu);
-/* ivr_cpus_use(), and @cpu's file, made or opened again: an fd or -errno. */
-int ivr_cpus_fd(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu);
+bool ivr_cpus_resident(const struct ivr_cpus *cs, u32 cpu);
+/*
+ * ivr_cpus_use(), and @cpu's file, made or opened again (it must hold the
+ * @size bytes written to it): an fd or -errno.
+ */
+int ivr_cpus_fd(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu,
+		u64 size);
 void ivr_cpus_name(const struct ivring_rec *w, const struct ivr_cpus *cs,
 		   u32 cpu, char *buf, size_t len);
 /* Close every file; with @drop, remove those made. */

@@ -66,7 +66,7 @@ static int spool_flush(struct ivring_rec *w, u32 cpu)
 			return ivr_err(w, ret, "%s.tmp: %s", w->path,
 				       strerror(-ret));
 	} else {
-		int fd = ivr_cpus_fd(w, &t->res, cpu);
+		int fd = ivr_cpus_fd(w, &t->res, cpu, s->size);
 
 		if (fd < 0)
 			return fd;
@@ -110,15 +110,20 @@ static bool region_full(const struct tracedat *t, u32 cpu)
 			t->ip->region;
 }
 
-/* cpu_files.c's: @cpu's pages written, its buffer given up. */
+/*
+ * cpu_files.c's: @cpu's pages written, its buffer given up.  Kept if the
+ * write failed: its pages are not lost to a later try.
+ */
 static int td_evict(struct ivring_rec *w, u32 cpu)
 {
 	struct tracedat *t = w->priv;
 	int ret = spool_flush(w, cpu);
 
+	if (ret)
+		return ret;
 	free(t->cpus[cpu].buf);
 	t->cpus[cpu].buf = NULL;
-	return ret;
+	return 0;
 }
 
 /* @cpu resident, with its buffer. */
@@ -137,19 +142,23 @@ static int spool_use(struct ivring_rec *w, u32 cpu)
 	return 0;
 }
 
-static u8 *td_slot(struct ivring_rec *w, u32 cpu)
+/*
+ * A CPU that is not resident reads into t->scratch, and becomes resident
+ * only in td_put(), once a page came: a look at an idle CPU must not
+ * evict a busy one.
+ */
+static int td_slot(struct ivring_rec *w, u32 cpu, u8 **at)
 {
 	struct tracedat *t = w->priv;
 	struct spool *s = &t->cpus[cpu];
 
-	if (region_full(t, cpu)) {
-		ivr_err(w, -ENOBUFS, "CPU %u: its region of %s.tmp is full",
-			cpu, w->path);
-		return NULL;
-	}
-	if (spool_use(w, cpu))
-		return NULL;
-	return s->buf + (size_t)s->used * t->page_size;
+	if (region_full(t, cpu))
+		return ivr_err(w, -ENOBUFS,
+			       "CPU %u: its region of %s.tmp is full",
+			       cpu, w->path);
+	*at = ivr_cpus_resident(&t->res, cpu) ?
+	      s->buf + (size_t)s->used * t->page_size : t->scratch;
+	return 0;
 }
 
 /*
@@ -175,7 +184,15 @@ static int td_put(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 {
 	struct tracedat *t = w->priv;
 	struct spool *s = &t->cpus[cpu];
+	int ret;
 
+	if (!ivr_cpus_resident(&t->res, cpu)) {
+		ret = spool_use(w, cpu);
+		if (ret)
+			return ret;
+		memcpy(s->buf + (size_t)s->used * t->page_size, t->scratch,
+		       t->subbuf_size);
+	}
 	if (t->page_size != t->subbuf_size)
 		pad_page(t, s->buf + (size_t)s->used * t->page_size, pg);
 	if (++s->used == SPOOL_PAGES)
@@ -186,10 +203,11 @@ static int td_put(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 static int td_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 {
 	struct tracedat *t = w->priv;
-	u8 *slot = td_slot(w, cpu);
+	u8 *slot;
+	int ret = td_slot(w, cpu, &slot);
 
-	if (!slot)
-		return -ENOBUFS;
+	if (ret)
+		return ret;
 	memcpy(slot, pg->data, t->subbuf_size);
 	return td_put(w, cpu, pg);
 }
@@ -294,9 +312,10 @@ static int td_begin(struct ivring_rec *w, struct ivring *r)
 	t->page_size = t->subbuf_size < TD_PAGE_MIN ? TD_PAGE_MIN :
 						      t->subbuf_size;
 	t->cpus = calloc(w->info.nr_cpus, sizeof(*t->cpus));
+	t->scratch = malloc(t->page_size);
 	t->comms = calloc(COMM_SLOTS, sizeof(*t->comms));
 	t->comm_used = malloc(IVR_COMMS_MAX * sizeof(*t->comm_used));
-	if (!t->cpus || !t->comms || !t->comm_used)
+	if (!t->cpus || !t->scratch || !t->comms || !t->comm_used)
 		return ivr_err(w, -ENOMEM, "out of memory for a trace.dat");
 	ivr_td_find_comm_srcs(t, w, r, 0);
 	if (w->snapshot && w->version == 7)
@@ -579,12 +598,9 @@ static int copy_spool(struct ivring_rec *w, int out, u32 cpu, u64 off)
 
 	if (!left)
 		return 0;
-	fd = ivr_cpus_fd(w, &t->res, cpu);
+	fd = ivr_cpus_fd(w, &t->res, cpu, s->size);
 	if (fd < 0)
 		return fd;
-	ret = spool_use(w, cpu);
-	if (ret)
-		return ret;
 	while (left) {
 		ssize_t n = copy_file_range(fd, &in_off, out, &out_off,
 					    left, 0);
@@ -601,6 +617,10 @@ static int copy_spool(struct ivring_rec *w, int out, u32 cpu, u64 off)
 				       strerror(n ? errno : EIO));
 		left -= n;
 	}
+	/* Flushed: the buffer is free for the copy by hand. */
+	ret = left ? spool_use(w, cpu) : 0;
+	if (ret)
+		return ret;
 	while (left) {
 		ssize_t n = pread(fd, s->buf,
 				  left < (u64)SPOOL_PAGES * t->page_size ?
@@ -705,6 +725,7 @@ static void td_free(struct ivring_rec *w)
 
 	for (cpu = 0; t->cpus && cpu < w->info.nr_cpus; cpu++)
 		free(t->cpus[cpu].buf);
+	free(t->scratch);
 	ivr_cpus_free(w, &t->res, drop);
 	if (drop && t->head) {
 		snprintf(name, sizeof(name), "%s.head", w->path);

@@ -97,6 +97,7 @@ struct in_place {
 struct tracedat {
 	struct spool *cpus;
 	struct ivr_cpus res;		/* resident CPUs; spooled: PATH.cpuN */
+	u8 *scratch;			/* a page of a CPU not resident yet */
 	struct in_place *ip;	/* NULL: spooled */
 	u32 subbuf_size;		/* the segment's */
 	/*
