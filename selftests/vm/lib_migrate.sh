@@ -54,9 +54,11 @@ GUEST
 
 # mig_vm ROLE SHM [ivring-vm options]: start the guest of ROLE in the
 # background (pid in mig_pid[ROLE]) with /dev/shm/SHM of mig_shm_size
-# (default 16M); a source takes --may-migrate.  mig_vm_incoming ROLE SHM
+# (default 16M), and the options in the array mig_vm_args too; a source
+# takes --may-migrate.  mig_vm_incoming ROLE SHM
 # [options]: the same for a destination, waiting on $vm_tmp/ROLE.sock.
 declare -A mig_pid mig_fd
+mig_vm_args=()
 mig_vm() {
 	local role=$1 shm=$2 fd
 
@@ -71,6 +73,7 @@ mig_vm() {
 		--monitor "$vm_tmp/$role.mon" --log "$vm_tmp/$role.console" \
 		--script "$(vm_guest_script "$vm_tmp/guest.sh")" \
 		--qemu-arg -serial --qemu-arg "pipe:$vm_tmp/$role.chan" \
+		${mig_vm_args[@]+"${mig_vm_args[@]}"} \
 		"$@" >"$vm_tmp/$role.log" 2>&1 </dev/null &
 	mig_pid[$role]=$!
 	vm_bg_pids+=("$!")
@@ -301,6 +304,20 @@ mig_check_resumed() {
 		grep -q '^ivring-read: resuming from the checkpoint' "$vm_tmp/$r.err" ||
 			fail "the $r reader did not start from its checkpoint"
 	done
+}
+
+# mig_move: the guest starts at src (/dev/shm/$a), and is migrated to
+# dst ($b) 2 s after it is ready, with no reader; src's qemu then quits.
+# Fails unless the migration completed.
+mig_move() {
+	mig_vm src "$a" --may-migrate
+	mig_wait_line src '^GUEST-READY'
+	mig_vm_incoming dst "$b"
+	sleep 2
+	mig_migrate src dst
+	[ "$mig_status" = completed ] || fail "the migration $mig_status"
+	mig_hmp src quit >/dev/null
+	mig_end src
 }
 
 # mig_handover: the guest streams under a consuming reader on each host;

@@ -16,14 +16,7 @@
 source "$(dirname "$0")/lib_migrate.sh" || exit 1
 
 mig_setup
-mig_vm src "$a" --may-migrate
-mig_wait_line src '^GUEST-READY'
-mig_vm_incoming dst "$b"
-sleep 2
-mig_migrate src dst
-[ "$mig_status" = completed ] || fail "the migration $mig_status"
-mig_hmp src quit >/dev/null
-mig_end src
+mig_move
 mig_reader dst "$b"
 mig_finish dst
 if grep -q 'repeated\|resuming' "$vm_tmp/dst.err"; then
