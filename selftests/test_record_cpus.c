@@ -15,8 +15,9 @@
  *     report and babeltrace2 read them: a CPU's file closed for others
  *     and opened again goes on at its end;
  *   - a spool that someone replaced, or wrote to, while it was closed is
- *     not taken: the recording fails, saying so, and stays failed, and
- *     the file put there is untouched.
+ *     not taken: the recording fails (-EEXIST, not the -ESTALE of a new
+ *     generation, which ivring-read takes for a renewal), saying so, and
+ *     stays failed, and the file put there is untouched.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -288,7 +289,7 @@ static void spool_changed(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, rename(other, spool));
 
 	write_round(_metadata, &self->s, 1, 1);
-	EXPECT_EQ(-ESTALE, record_round(self, w));
+	EXPECT_EQ(-EEXIST, record_round(self, w));
 	EXPECT_NE(NULL, strstr(ivring__rec_errmsg(w),
 			       "replaced or changed by someone else while it was recorded"))
 		TH_LOG("%s", ivring__rec_errmsg(w));

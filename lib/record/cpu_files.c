@@ -136,9 +136,14 @@ static int reopen(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu,
 		    O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return ivr_err(w, -errno, "%s: %s", name, strerror(errno));
+	/*
+	 * -EEXIST, as for the leftovers of a dead recorder: someone else's
+	 * file stands at our name.  Not -ESTALE, which ivring__rec_read()
+	 * returns for a handle at another generation, a renewal.
+	 */
 	if (fstat(fd, &st) || !as_left(c, &st, size)) {
 		close(fd);
-		return ivr_err(w, -ESTALE,
+		return ivr_err(w, -EEXIST,
 			       "%s: replaced or changed by someone else while it was recorded",
 			       name);
 	}
