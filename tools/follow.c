@@ -128,6 +128,21 @@ static int renew(struct seg *s)
 	return err;
 }
 
+/*
+ * One of many whose output could not begin for now (out of files or
+ * memory, -errno @ret): the handle goes, and the segment is opened and
+ * its generation started again later, once others may have let go.
+ */
+static int start_later(struct seg *s, int ret, bool may_wait)
+{
+	char why[1024];
+
+	snprintf(why, sizeof(why), "%s", ivring__errmsg(s->r));
+	s->err = 0;
+	seg_release(s);
+	return seg_open_failed(s, ret, may_wait, why);
+}
+
 int seg_open(struct seg *s, bool may_wait)
 {
 	int st = seg_try_open(s, may_wait);
@@ -135,6 +150,8 @@ int seg_open(struct seg *s, bool may_wait)
 	if (st != SEG_WORK)
 		return st;
 	s->err = start(s);
+	if (s->err < 0)
+		return start_later(s, s->err, may_wait);
 	return s->err ? fail(s, s->err) : SEG_WORK;
 }
 
@@ -167,6 +184,8 @@ int seg_serve(struct seg *s, bool drain)
 	}
 	if (ret == -ESTALE) {
 		err = renew(s);
+		if (err < 0)
+			return start_later(s, err, s->c->follow);
 		return err ? fail(s, err) : SEG_RENEWED;
 	}
 	if (ret == 0 || ret == -EPIPE) {

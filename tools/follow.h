@@ -28,12 +28,15 @@ int seg_follow(struct seg *s);
 /*
  * Try to open the segment and start its output: SEG_WORK once it is
  * read, SEG_WAIT (@may_wait: one that is not there or not formatted yet,
- * or that another reader consumes), SEG_GONE or SEG_FAIL.
+ * or that another reader consumes, or whose output cannot begin for lack
+ * of files or memory), SEG_GONE or SEG_FAIL.
  */
 int seg_open(struct seg *s, bool may_wait);
 /*
  * One bounded batch, and what it found: a new generation, a writer that
- * stopped.  @drain: the segment ends once it is read.
+ * stopped.  @drain: the segment ends once it is read.  SEG_WAIT: the new
+ * generation's output could not begin for now; the handle is closed, and
+ * seg_open() opens it again.
  */
 int seg_serve(struct seg *s, bool drain);
 /*

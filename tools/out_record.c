@@ -123,6 +123,10 @@ static int start_file(struct seg *s, struct rec_out *ro)
 		rec_warn(s, msg);
 		return EXIT_RUNTIME;
 	}
+	/* Others' recordings may let go of files or memory. */
+	if (s->c->one_of_many &&
+	    (ret == -EMFILE || ret == -ENFILE || ret == -ENOMEM))
+		return ret;
 	if (ret) {
 		rec_warn(s, ivring__errmsg(s->r));
 		return ret == -EINVAL || ret == -EEXIST ? EXIT_USAGE : EXIT_RUNTIME;

@@ -207,6 +207,10 @@ static int serve_reading(struct many *m, struct mseg *ms)
 		return 1;
 	case SEG_RENEWED:
 		return 1;
+	case SEG_WAIT:
+		/* Its new generation is opened again later (seg_open()). */
+		guest_set_state(ms->g, GUEST_NEW);
+		return 0;
 	case SEG_IDLE:
 		publish_lag(ms);
 		if (drain)

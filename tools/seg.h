@@ -46,7 +46,12 @@ struct seg_ops {
 	 * the samples whenever they come.
 	 */
 	bool wait_clock;
-	/* A generation to read: its output begins; s->out is the output's. */
+	/*
+	 * A generation to read: its output begins; s->out is the output's.
+	 * For one of many, a -errno instead of an exit code is a failure that
+	 * may pass (out of files or memory), not said yet: ivring__errmsg()
+	 * says why, and the segment is opened again later.
+	 */
 	int (*start)(struct seg *s);
 	/*
 	 * One bounded batch, counted in s->n: the events or pages handled

@@ -39,17 +39,22 @@ void seg_said_end(void)
 	tool_ratelimit_end(&many_said);
 }
 
+/* Of many, @why and what comes of it (@then), naming the segment. */
+static void say_of_many(const struct seg *s, const char *why,
+			const char *then)
+{
+	if (!strncmp(why, s->path, strlen(s->path)))
+		tool_warn_limited(&many_said, "%s; %s", why, then);
+	else
+		tool_warn_limited(&many_said, "%s: %s; %s", s->path, why, then);
+}
+
 void seg_say_why(const struct seg *s, const char *why)
 {
-	size_t len = strlen(s->path);
-
 	if (!s->c->one_of_many)
 		tool_warn("%s", why);
-	else if (!strncmp(why, s->path, len))
-		tool_warn_limited(&many_said, "%s; skipping this guest", why);
 	else
-		tool_warn_limited(&many_said, "%s: %s; skipping this guest",
-				  s->path, why);
+		say_of_many(s, why, "skipping this guest");
 }
 
 /*
@@ -76,7 +81,7 @@ static bool worth_waiting(struct seg *s, int ret, bool may_wait,
 	 */
 	if (may_wait && s->c->one_of_many &&
 	    (ret == -EMFILE || ret == -ENFILE || ret == -ENOMEM)) {
-		tool_warn_limited(&many_said, "%s; trying again later", why);
+		say_of_many(s, why, "trying again later");
 		return true;
 	}
 	/*
@@ -89,7 +94,7 @@ static bool worth_waiting(struct seg *s, int ret, bool may_wait,
 			  !(ret == -EBUSY && s->c->one_of_many)))
 		return false;
 	if (!s->told && s->c->one_of_many)
-		tool_warn_limited(&many_said, "%s; waiting for the guest", why);
+		say_of_many(s, why, "waiting for the guest");
 	else if (!s->told)
 		tool_warn("%s; waiting for the guest", why);
 	s->told = true;
@@ -107,10 +112,9 @@ int seg_try_open(struct seg *s, bool may_wait)
 		.errbuf = err,
 		.errbuf_len = sizeof(err),
 	};
-	uint64_t now = now_ns();
 	int ret;
 
-	if (now < s->retry_ns)
+	if (now_ns() < s->retry_ns)
 		return SEG_WAIT;
 	ret = ivring__open(s->path, &oo, &s->r);
 	/*
@@ -125,7 +129,14 @@ int seg_try_open(struct seg *s, bool may_wait)
 	if (!ret)
 		return SEG_WORK;
 	s->r = NULL;
-	if (worth_waiting(s, ret, may_wait, err)) {
+	return seg_open_failed(s, ret, may_wait, err);
+}
+
+int seg_open_failed(struct seg *s, int ret, bool may_wait, const char *why)
+{
+	uint64_t now = now_ns();
+
+	if (worth_waiting(s, ret, may_wait, why)) {
 		if (!s->c->one_of_many) {
 			s->retry_ns = now + BACKOFF_MAX_NS;
 			return SEG_WAIT;
@@ -141,7 +152,7 @@ int seg_try_open(struct seg *s, bool may_wait)
 		s->retry_ns = now + s->retry_gap_ns;
 		return SEG_WAIT;
 	}
-	seg_say_why(s, err[0] ? err : strerror(-ret));
+	seg_say_why(s, why[0] ? why : strerror(-ret));
 	s->err = exit_code(ret);
 	return SEG_FAIL;
 }

@@ -16,6 +16,11 @@ struct seg;
  */
 int seg_try_open(struct seg *s, bool may_wait);
 /*
+ * The open, or the start of its output, failed with -errno @ret, for the
+ * reason @why: SEG_WAIT or SEG_FAIL, as seg_try_open() decides.
+ */
+int seg_open_failed(struct seg *s, int ret, bool may_wait, const char *why);
+/*
  * One segment: wait for it as --follow and --resume ask, open it, and
  * start where the checkpoint says.  Returns 0 with s->r set, or NULL when
  * Ctrl-C ended a wait; or an exit code, having said why.
