@@ -229,12 +229,6 @@ static int td_formats(struct ivring_rec *w, struct ivring *r, u32 from)
 
 #define SPOOL_SUFFIX	".cpu"
 
-static void spool_name(char *buf, size_t len, const struct ivring_rec *w,
-		       u32 cpu)
-{
-	snprintf(buf, len, "%s" SPOOL_SUFFIX "%u", w->path, cpu);
-}
-
 #define SPOOL_LEFT	"it holds the pages of a recording that did not finish"
 #define IN_PLACE_LEFT	"it is the trace.dat of a recording that did not finish, as far as it got (trace-cmd report reads it)"
 #define TMP_LEFT	"a recording that did not finish left it"
@@ -260,12 +254,14 @@ static int refuse_leftover(struct ivring_rec *w, const char *name,
 /* Spools that a recorder which died left: refused now, not at a CPU's page. */
 static int refuse_spools(struct ivring_rec *w)
 {
+	/* Named as cpu_files.c names them, before (or without) any. */
+	const struct ivr_cpus spools = { .suffix = SPOOL_SUFFIX };
 	char name[PATH_MAX + 32];
 	u32 cpu;
 	int ret;
 
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
-		spool_name(name, sizeof(name), w, cpu);
+		ivr_cpus_name(w, &spools, cpu, name, sizeof(name));
 		ret = refuse_leftover(w, name, SPOOL_LEFT);
 		if (ret)
 			return ret;
