@@ -17,12 +17,17 @@
  *   - a spool that someone replaced, or wrote to, while it was closed is
  *     not taken: the recording fails (-EEXIST, not the -ESTALE of a new
  *     generation, which ivring-read takes for a renewal), saying so, and
- *     stays failed, and the file put there is untouched.
+ *     stays failed, and the file put there is untouched;
+ *   - a process short of files (a recorder of many guests) records all
+ *     the same with 3 files to spare: one for the directory, two for the
+ *     CPUs' files and the metadata, which close each other as they need
+ *     room.  The recording failed for want of files before.
  */
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
@@ -64,6 +69,54 @@ static int nr_fds(void)
 		n += de->d_name[0] != '.';
 	closedir(d);
 	return n - 1;	/* the one opendir() holds */
+}
+
+/* The highest fd open, or -1. */
+static int top_fd(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int top = -1, fd;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		fd = atoi(de->d_name);
+		if (de->d_name[0] != '.' && fd != dirfd(d) && fd > top)
+			top = fd;
+	}
+	closedir(d);
+	return top;
+}
+
+/*
+ * The process may open @spare files more than it has open now: the limit
+ * (RLIMIT_NOFILE bounds an fd's number) above the highest fd, and the free
+ * numbers below it filled.  They count as the recording's base.
+ */
+static void short_of_files(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(cpus) *self, int spare)
+{
+	int top = top_fd();
+	struct rlimit rl;
+
+	ASSERT_LE(0, top);
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &rl));
+	rl.rlim_cur = top + 1 > nr_fds() + spare ? top + 1 : nr_fds() + spare;
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	while (nr_fds() + spare < (int)rl.rlim_cur)
+		ASSERT_LE(0, open("/dev/null", O_RDONLY | O_CLOEXEC));
+	self->base_fds = nr_fds();
+	self->max_fds = self->base_fds;
+}
+
+static void files_again(struct __test_metadata *_metadata)
+{
+	struct rlimit rl;
+
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &rl));
+	rl.rlim_cur = rl.rlim_max;
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
 }
 
 static size_t heap_in_use(void)
@@ -237,6 +290,26 @@ TEST_F(cpus, tracedat_spooled_many_pages)
 {
 	record_rounds(_metadata, self, IVRING_REC_TRACE_DAT, 0, 3, 250);
 	check_tracedat(_metadata, self, 750);
+}
+
+/* Each test runs in a process of its own: its limit dies with it. */
+TEST_F(cpus, tracedat_short_of_files)
+{
+	short_of_files(_metadata, self, 3);
+	record_rounds(_metadata, self, IVRING_REC_TRACE_DAT, 0, 2, 250);
+	files_again(_metadata);
+	check_tracedat(_metadata, self, 500);
+}
+
+TEST_F(cpus, ctf_short_of_files)
+{
+	short_of_files(_metadata, self, 3);
+	record_rounds(_metadata, self, IVRING_REC_CTF, 0, 2, 1);
+	files_again(_metadata);
+	if (system("command -v babeltrace2 >/dev/null"))
+		SKIP(return, "no babeltrace2 (Debian package babeltrace2)");
+	snprintf(self->cmd, sizeof(self->cmd), "babeltrace2 %s", self->path);
+	check_rounds(_metadata, self->cmd, "seq = ", "seq = %u, cpu = %u", 2);
 }
 
 TEST_F(cpus, tracedat_in_place)

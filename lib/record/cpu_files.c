@@ -22,6 +22,12 @@
  *
  * The files are opened O_APPEND: a file opened again goes on at its end,
  * as the one that was closed would have.
+ *
+ * Files are the process's, and a recorder of many guests may run short of
+ * them.  An open that finds none closes this recording's own, the one
+ * used longest ago first, and tries again (ivr_cpus_shed()); a CPU keeps
+ * its buffer and opens its file again when next written.  So a recording
+ * fails for want of files only when it holds none but its directory.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,6 +72,26 @@ static void close_file(struct ivr_cpus *cs, u32 cpu)
 		return;
 	close(c->fd);
 	c->fd = -1;
+}
+
+bool ivr_cpus_shed(struct ivr_cpus *cs, int err, u32 keep)
+{
+	u32 i, cpu, best = IVR_NO_CPU;
+
+	if ((err != -EMFILE && err != -ENFILE) || !cs->cpu)
+		return false;
+	/* Only a resident CPU holds its file open. */
+	for (i = 0; i < cs->resident; i++) {
+		cpu = cs->list[i];
+		if (cpu == keep || cs->cpu[cpu].fd < 0)
+			continue;
+		if (best == IVR_NO_CPU || cs->cpu[cpu].used < cs->cpu[best].used)
+			best = cpu;
+	}
+	if (best == IVR_NO_CPU)
+		return false;
+	close_file(cs, best);
+	return true;
 }
 
 /* The index in cs->list of the resident CPU used longest ago. */
@@ -131,9 +157,11 @@ static int reopen(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu,
 	int fd;
 
 	/* O_NONBLOCK: a FIFO put in its place must not hold us. */
-	fd = openat(cs->dirfd, ivr_out_leaf(name),
-		    cs->flags | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
-		    O_NOCTTY | O_CLOEXEC);
+	do
+		fd = openat(cs->dirfd, ivr_out_leaf(name),
+			    cs->flags | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
+			    O_NOCTTY | O_CLOEXEC);
+	while (fd < 0 && ivr_cpus_shed(cs, -errno, cpu));
 	if (fd < 0)
 		return ivr_err(w, -errno, "%s: %s", name, strerror(errno));
 	/*
@@ -175,7 +203,9 @@ int ivr_cpus_fd(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu,
 		c->fd = ret;
 		return c->fd;
 	}
-	ret = ivr_out_create(cs->dirfd, name, cs->flags | O_APPEND);
+	do
+		ret = ivr_out_create(cs->dirfd, name, cs->flags | O_APPEND);
+	while (ivr_cpus_shed(cs, ret, cpu));
 	if (ret == -EEXIST)
 		return ivr_err(w, ret,
 			       "%s exists: it was made while this recording ran; move it away first",

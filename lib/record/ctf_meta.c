@@ -436,13 +436,17 @@ static int write_meta(struct ivring_rec *w, const char *text, size_t len,
 
 	snprintf(path, sizeof(path), "%s/metadata", w->path);
 	if (replace) {
-		ret = ivr_out_replace(w, c->dirfd, path, text, len);
+		do
+			ret = ivr_out_replace(w, c->dirfd, path, text, len);
+		while (ivr_cpus_shed(&c->res, ret, IVR_NO_CPU));
 		if (ret)
 			return ret;
 		w->meta_bytes += len;
 		return 0;
 	}
-	fd = ivr_out_create(c->dirfd, path, O_WRONLY);
+	do
+		fd = ivr_out_create(c->dirfd, path, O_WRONLY);
+	while (ivr_cpus_shed(&c->res, fd, IVR_NO_CPU));
 	if (fd < 0)
 		return ivr_err(w, fd, "%s: %s", path, strerror(-fd));
 	ret = ivr_write_synced(w, fd, text, len);

@@ -192,6 +192,14 @@ int ivr_cpus_fd(struct ivring_rec *w, struct ivr_cpus *cs, u32 cpu,
 		u64 size);
 void ivr_cpus_name(const struct ivring_rec *w, const struct ivr_cpus *cs,
 		   u32 cpu, char *buf, size_t len);
+/*
+ * An open that failed with @err: if the process is out of files (EMFILE,
+ * ENFILE), one of @cs's open files closed, the one used longest ago other
+ * than @keep's (IVR_NO_CPU: any), to be opened again when next written.
+ * Whether one was: then the open is worth another try.
+ */
+#define IVR_NO_CPU	((u32)-1)
+bool ivr_cpus_shed(struct ivr_cpus *cs, int err, u32 keep);
 /* Close every file; with @drop, remove those made. */
 void ivr_cpus_free(struct ivring_rec *w, struct ivr_cpus *cs, bool drop);
 

@@ -339,7 +339,9 @@ static int write_head(struct ivring_rec *w)
 	ivr_td_v6_head(&b, w);
 	if (b.nomem)
 		return ivr_err(w, -ENOMEM, "out of memory for %s", name);
-	ret = ivr_out_replace(w, w->dirfd, name, b.p, b.len);
+	do
+		ret = ivr_out_replace(w, w->dirfd, name, b.p, b.len);
+	while (ivr_cpus_shed(&t->res, ret, IVR_NO_CPU));
 	if (ret)
 		goto out;
 	t->head_gen = t->comms_gen;
@@ -642,13 +644,14 @@ static int copy_spool(struct ivring_rec *w, int out, u32 cpu, u64 off)
 
 static int td_end(struct ivring_rec *w)
 {
+	struct tracedat *t = w->priv;
 	char tmp[PATH_MAX + 32];
 	struct obuf b = { 0 };
 	u64 *offs;
 	u32 cpu;
 	int out, ret;
 
-	if (((struct tracedat *)w->priv)->ip)
+	if (t->ip)
 		return end_in_place(w);
 	offs = calloc(w->info.nr_cpus, sizeof(*offs));
 	if (!offs)
@@ -663,7 +666,9 @@ static int td_end(struct ivring_rec *w)
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", w->path);
 	/* Made by us alone: what is there already is not ours to replace. */
-	out = ivr_out_create(w->dirfd, tmp, O_WRONLY);
+	do
+		out = ivr_out_create(w->dirfd, tmp, O_WRONLY);
+	while (ivr_cpus_shed(&t->res, out, IVR_NO_CPU));
 	if (out == -EEXIST) {
 		ret = refuse_leftover(w, tmp, TMP_LEFT);
 		goto out;
