@@ -223,7 +223,8 @@ for ex in print record; do
 	fi
 done
 
-shm=ivring-install-$$
+# Not ivring*: that is the guest tests' in /dev/shm (run_tests.sh).
+shm=ivt-install-$$
 # shellcheck disable=SC2064 # expand now
 trap "rm -rf '$tmp'; rm -f /dev/shm/$shm" EXIT
 export LD_LIBRARY_PATH=$dest/usr/lib

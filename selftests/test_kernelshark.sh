@@ -195,7 +195,8 @@ done
 
 rm -rf "$out"
 mkdir -p "$out" || exit 1
-shm=ivring-ks-$$
+# Not ivring*: that is the guest tests' in /dev/shm (run_tests.sh).
+shm=ivt-ks-$$
 trap 'rm -f /dev/shm/$shm /dev/shm/$shm-empty' EXIT
 
 # The trace: 4 writer threads, one per CPU, each a task of its own.  At

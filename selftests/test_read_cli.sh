@@ -29,7 +29,8 @@ if [ ! -x "$read_bin" ] || [ ! -x "$gen_fixed" ]; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ivring-read-cli.XXXXXX") || exit 1
-shm_name=ivring-cli-$$
+# Not ivring*: that is the guest tests' in /dev/shm (run_tests.sh).
+shm_name=ivt-cli-$$
 bg=
 cleanup() {
 	[ -n "$bg" ] && kill "$bg" 2>/dev/null

@@ -32,7 +32,8 @@ if ! command -v trace-cmd >/dev/null; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ivring-record.XXXXXX") || exit 1
-shm=ivring-rec-$$
+# Not ivring*: that is the guest tests' in /dev/shm (run_tests.sh).
+shm=ivt-rec-$$
 bg=()
 cleanup() {
 	[ ${#bg[@]} -gt 0 ] && kill "${bg[@]}" 2>/dev/null
