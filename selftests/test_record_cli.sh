@@ -460,5 +460,23 @@ else
 	sed 's/^/# /' "$tmp/err" "$tmp/t.err"
 fi
 
+# Drops after the newest page (a discard ring left full, its writer
+# stopped): no page of a file tells of them, so the recorder says them
+# beside its file's line, the count that --stats gives (it said nothing).
+"$gen" -q -s 512K -c 2 -n 20000 -S "$tmp/drops.seg" || exit 1
+"$read_bin" -p --stats "$tmp/drops.seg" >/dev/null 2>"$tmp/err"
+stats=$(awk '/^lost events: / { n += $3 } END { print n + 0 }' "$tmp/err")
+for how in "-o $tmp/drops.dat" "--ctf $tmp/drops.ctf"; do
+	# shellcheck disable=SC2086 # the option and its path
+	"$read_bin" record -p $how "$tmp/drops.seg" 2>"$tmp/err"
+	said=$(sed -n 's/^ivring-read: .*: and \([0-9]*\) lost after the last events, which no page of the file carries$/\1/p' "$tmp/err")
+	if [ "$stats" -gt 0 ] && [ "$said" = "$stats" ]; then
+		ok "record ${how%% *}: the drops after the newest page said ($said)"
+	else
+		not_ok "record ${how%% *}: the drops after the newest page said: '$said', --stats $stats"
+		sed 's/^/# /' "$tmp/err"
+	fi
+done
+
 echo "# $n tests, $fails failed"
 [ $fails -eq 0 ]

@@ -56,6 +56,7 @@ struct rec_out {
 	uint64_t last_partial;	/* the last pass that took part-filled pages */
 	uint64_t files_bytes;	/* of the files completed */
 	uint64_t start_ns, last_ns;	/* the progress line's */
+	uint64_t lost_after;	/* lost after the last pages: not in the file */
 };
 
 /* A message about @s: naming its segment, when many are recorded. */
@@ -252,6 +253,10 @@ static int end_file(struct seg *s, struct rec_out *ro)
 		fprintf(stderr, "ivring-read: %s: %" PRIu64 " events, %" PRIu64
 			" pages, %" PRIu64 " lost, %" PRIu64 " bytes\n", ro->out,
 			st.events, st.pages, st.lost, st.bytes);
+	if (!ret && ro->lost_after)
+		fprintf(stderr, "ivring-read: %s: and %" PRIu64
+			" lost after the last events, which no page of the file carries\n",
+			ro->out, ro->lost_after);
 	return ret;
 }
 
@@ -382,7 +387,7 @@ static int rec_batch(struct seg *s, bool drain, int *err)
 static int rec_end(struct seg *s)
 {
 	struct rec_out *ro = s->out;
-	unsigned int passes = ro->nr_subbufs / CPU_BURST + 1;
+	unsigned int passes = ro->nr_subbufs / CPU_BURST + 1, cpu;
 	int ret, err = 0;
 
 	/*
@@ -396,6 +401,15 @@ static int rec_end(struct seg *s)
 		if (ret <= 0 || err)
 			break;
 	}
+	/*
+	 * Drops after a CPU's last page that no event will carry: a page
+	 * tells of the loss before it, so the file cannot hold them; they
+	 * are counted and said, as text and --stats do.
+	 */
+	ro->lost_after = 0;
+	for (cpu = 0; !s->failed && !err && cpu < ro->nr_cpus; cpu++)
+		ro->lost_after += lost_after_last_page(s->r, cpu, s->c->peek);
+	s->n.lost += ro->lost_after;
 	ret = end_file(s, ro);
 	return err ? err : ret;
 }

@@ -316,11 +316,9 @@ static int text_batch(struct seg *s, bool drain, int *err)
 }
 
 /*
- * Drops after a CPU's newest page have no event to carry them, and once
- * the writer has stopped none will come: they get their loss line here,
- * so that the lines, the summary and --stats give one account.  A writer
- * still running may yet report them with an event, to this reader or the
- * next: not said then.
+ * Drops after a CPU's newest page have no event to carry them: once none
+ * will come (lost_after_last_page()), they get their loss line here, so
+ * that the lines, the summary and --stats give one account.
  */
 static int unreported_losses(struct seg *s, const struct text_conf *tc,
 			     struct text_out *t)
@@ -328,19 +326,19 @@ static int unreported_losses(struct seg *s, const struct text_conf *tc,
 	const char *tag = tc->tag ? s->name : "", *sep = tc->tag ? ": " : "";
 	struct ivring_info info = { .sz = sizeof(info) };
 	unsigned int cpu;
+	uint64_t n;
 
-	if (s->failed || ivring__info(s->r, &info) ||
-	    (info.state != IVRING_STATE_STOPPED && !s->c->peek))
+	if (s->failed || ivring__info(s->r, &info))
 		return 0;
 	for (cpu = 0; cpu < info.nr_cpus; cpu++) {
-		struct ivring_cpu_stats st = { .sz = sizeof(st) };
-
-		if (!cpu_in(tc->cpus, cpu) || ivring__cpu_stats(s->r, cpu, &st) ||
-		    !st.lost_unreported)
+		if (!cpu_in(tc->cpus, cpu))
 			continue;
-		s->n.lost += st.lost_unreported;
+		n = lost_after_last_page(s->r, cpu, s->c->peek);
+		if (!n)
+			continue;
+		s->n.lost += n;
 		if (!append(t, "%s%sCPU:%u [LOST %" PRIu64 " EVENTS]\n", tag, sep,
-			    cpu, st.lost_unreported)) {
+			    cpu, n)) {
 			text_warn(tc, s, "out of memory");
 			return EXIT_RUNTIME;
 		}

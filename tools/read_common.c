@@ -59,6 +59,18 @@ int exit_code(int err)
 	}
 }
 
+uint64_t lost_after_last_page(struct ivring *r, unsigned int cpu, bool peek)
+{
+	struct ivring_info info = { .sz = sizeof(info) };
+	struct ivring_cpu_stats st = { .sz = sizeof(st) };
+
+	if (ivring__info(r, &info) ||
+	    (info.state != IVRING_STATE_STOPPED && !peek) ||
+	    ivring__cpu_stats(r, cpu, &st))
+		return 0;
+	return st.lost_unreported;
+}
+
 /*
  * One line per generation when some event formats were skipped: their
  * events print as [UNKNOWN TYPE N].  Parses the formats now, so that the

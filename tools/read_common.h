@@ -60,6 +60,15 @@ static inline bool cpu_in(const unsigned long *cpus, unsigned int cpu)
  */
 void print_stats(struct ivring *r, const unsigned long *cpus);
 
+/*
+ * Drops after @cpu's newest page, which no event will carry, since the
+ * writer stopped (or, @peek, this reader will not look again): text gives
+ * them a loss line of their own, a recording counts them, so that every
+ * account of loss agrees with --stats.  0 while a writer runs, which may
+ * yet report them with an event, to this reader or the next.
+ */
+uint64_t lost_after_last_page(struct ivring *r, unsigned int cpu, bool peek);
+
 /* One line when some of the segment's event formats were skipped. */
 void warn_skipped_formats(struct ivring *r, const char *path);
 
