@@ -400,7 +400,7 @@ static int make_dir(struct ivring_rec *w, struct ctf *c)
 	int fd, ret;
 	DIR *d;
 
-	ret = ivr_out_own_dir(w, w->path);
+	ret = ivr_out_own_dir(w, w->path, &c->made_dir);
 	if (ret < 0)
 		return ret;
 	c->dirfd = ret;
@@ -440,13 +440,20 @@ static int ctf_begin(struct ivring_rec *w, struct ivring *r)
 	if (!ret)
 		ret = ivr_cpus_init(w, &c->res, c->dirfd, "/channel0_",
 				    O_WRONLY, ctf_evict);
-	if (ret)
-		return ret;
 	/*
 	 * The metadata goes out first, so that the directory is a trace that
 	 * babeltrace2 reads after any flush, as a live recording runs.
 	 */
-	return ctf_meta_begin(w, r, c);
+	if (!ret)
+		ret = ctf_meta_begin(w, r, c);
+	/*
+	 * A directory made for a trace that could not begin goes, if it is
+	 * still empty: one left would take the name of the next try (out of
+	 * files, ivring-read tries again), which would then go to NAME-1.
+	 */
+	if (ret && c->made_dir)
+		unlinkat(w->dirfd, ivr_out_leaf(w->path), AT_REMOVEDIR);
+	return ret;
 }
 
 static int ctf_formats(struct ivring_rec *w, struct ivring *r, u32 from)

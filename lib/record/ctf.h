@@ -66,6 +66,7 @@ struct ctf {
 	struct ctf_stream *streams;	/* one per CPU */
 	struct ivr_cpus res;		/* resident CPUs, and their files */
 	int dirfd;		/* the trace's directory, w->path */
+	bool made_dir;		/* made by this recording */
 	u8 uuid[16];		/* the trace's, in every packet header */
 	u8 clock_uuid[16];
 	char *meta;		/* the metadata's text */

@@ -149,13 +149,14 @@ int ivr_out_replace(struct ivring_rec *w, int dirfd, const char *name,
 	return 0;
 }
 
-int ivr_out_own_dir(struct ivring_rec *w, const char *path)
+int ivr_out_own_dir(struct ivring_rec *w, const char *path, bool *made)
 {
 	const char *leaf = ivr_out_leaf(path);
 	struct stat st;
 	int fd;
 
-	if (mkdirat(w->dirfd, leaf, 0755) && errno != EEXIST)
+	*made = !mkdirat(w->dirfd, leaf, 0755);
+	if (!*made && errno != EEXIST)
 		return ivr_err(w, -errno, "%s: %s", path, strerror(errno));
 	fd = openat(w->dirfd, leaf,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -135,9 +135,10 @@ void ivr_out_unlink(int dirfd, const char *name);
  * @path, a directory that the recording makes its own (a CTF trace): made
  * 0755 (less the umask), or taken if it exists; either way only if it is a
  * directory, not a symlink, of this user's that nobody else may write to
- * (unless w->any_dir).  An fd of it, or -errno with w->err.
+ * (unless w->any_dir).  An fd of it, or -errno with w->err; *@made:
+ * whether this call made it.
  */
-int ivr_out_own_dir(struct ivring_rec *w, const char *path);
+int ivr_out_own_dir(struct ivring_rec *w, const char *path, bool *made);
 /*
  * @name replaced whole by @buf: written under a random name beside it and
  * renamed over it.  0, or -errno with w->err.
