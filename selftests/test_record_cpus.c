@@ -19,9 +19,11 @@
  *     generation, which ivring-read takes for a renewal), saying so, and
  *     stays failed, and the file put there is untouched;
  *   - a process short of files (a recorder of many guests) records all
- *     the same with 3 files to spare: one for the directory, two for the
- *     CPUs' files and the metadata, which close each other as they need
- *     room.  The recording failed for want of files before.
+ *     the same with 3 files to spare: a trace.dat's directory, at its end
+ *     its .tmp, and the CPU's file at hand; a CTF trace's two fds of its
+ *     directory, and a CPU's file or the metadata.  The files close each
+ *     other as they need room.  The recording failed for want of files
+ *     before.
  */
 #include <dirent.h>
 #include <fcntl.h>

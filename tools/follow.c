@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -85,6 +86,12 @@ static int start(struct seg *s)
 	}
 	warn_skipped_formats(s->r, s->path);
 	err = s->c->ops->start(s);
+	/* Only one of many waits for an output that could not begin. */
+	if (err < 0 && !s->c->one_of_many) {
+		seg_say_why(s, ivring__errmsg(s->r));
+		err = exit_code(err);
+	}
+	s->start_err = err < 0 ? err : 0;
 	s->started = !err;
 	return err;
 }
@@ -135,7 +142,7 @@ static int renew(struct seg *s)
  */
 static int start_later(struct seg *s, int ret, bool may_wait)
 {
-	char why[1024];
+	char why[PATH_MAX + 512];
 
 	snprintf(why, sizeof(why), "%s", ivring__errmsg(s->r));
 	s->err = 0;
@@ -152,7 +159,11 @@ int seg_open(struct seg *s, bool may_wait)
 	s->err = start(s);
 	if (s->err < 0)
 		return start_later(s, s->err, may_wait);
-	return s->err ? fail(s, s->err) : SEG_WORK;
+	if (s->err)
+		return fail(s, s->err);
+	/* A later wait, for a new generation, starts with a short one. */
+	s->retry_gap_ns = 0;
+	return SEG_WORK;
 }
 
 int seg_serve(struct seg *s, bool drain)
@@ -185,7 +196,7 @@ int seg_serve(struct seg *s, bool drain)
 	if (ret == -ESTALE) {
 		err = renew(s);
 		if (err < 0)
-			return start_later(s, err, s->c->follow);
+			return start_later(s, err, s->c->follow && !drain);
 		return err ? fail(s, err) : SEG_RENEWED;
 	}
 	if (ret == 0 || ret == -EPIPE) {

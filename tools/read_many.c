@@ -260,10 +260,16 @@ static int serve_guest(struct many *m, struct guest *g, bool *retired)
 	case GUEST_NEW:
 		/*
 		 * Went (or Ctrl-C, or SIGUSR1) before it was ever opened:
-		 * nothing to read.
+		 * nothing to read.  One whose output could not begin (out of
+		 * files or memory) had events that nobody recorded: skipped.
 		 */
 		if (guest_is_gone(g) || stopping(m) || drain_is_requested()) {
-			guest_set_state(g, GUEST_DONE);
+			if (!ms->s.start_err) {
+				guest_set_state(g, GUEST_DONE);
+				return 0;
+			}
+			seg_say_why(&ms->s, "its recording could not begin before the end (out of files or memory)");
+			fail(m, ms, EXIT_RUNTIME);
 			return 0;
 		}
 		return try_open(m, ms);

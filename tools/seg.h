@@ -124,6 +124,8 @@ struct seg {
 	int idle;		/* what the last batch with nothing returned */
 	int err;		/* SEG_FAIL: the exit code */
 	bool started;		/* this generation's output began: end() owed */
+	/* One of many: the -errno of an output that could not begin yet. */
+	int start_err;
 	bool failed;		/* broken: consume nothing more */
 	/* Opening. */
 	dev_t dev;		/* with ino: the file that path must still be */

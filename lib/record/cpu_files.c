@@ -27,7 +27,7 @@
  * them.  An open that finds none closes this recording's own, the one
  * used longest ago first, and tries again (ivr_cpus_shed()); a CPU keeps
  * its buffer and opens its file again when next written.  So a recording
- * fails for want of files only when it holds none but its directory.
+ * fails for want of files only when it holds none of these to close.
  */
 #include <errno.h>
 #include <fcntl.h>
