@@ -133,16 +133,23 @@ scale_run() {
 			nlost += $4
 		}
 		END {
-			while ((getline line < errf) > 0)
-				if (line ~ /^ivring-read: [^ ]+: gone, /) {
-					split(line, f, " ")
-					g = f[2]; sub(/:$/, "", g)
+			# What the reader said of each segment, and the rest.
+			while ((getline line < errf) > 0) {
+				split(line, f, " ")
+				g = f[2]; sub(/:$/, "", g)
+				if (!(g in want))
+					sub(/.*\//, "", g)
+				if (line ~ /^ivring-read: [^ ]+: gone, /)
 					gone[g]++
-				}
+				if (g in want)
+					said[g] = said[g] "\n#   " line
+				else if (nother++ < 5)
+					other = other "\n#   " line
+			}
 			for (g in want) {
 				if (gone[g] != 1) {
 					if (nmiss++ < 5)
-						printf "# %s reported gone %d times\n", g, gone[g]
+						printf "# %s reported gone %d times; the reader said of it:%s\n", g, gone[g], said[g]
 					miss++
 				}
 				for (c = 0; c < cpus; c++) {
@@ -154,6 +161,8 @@ scale_run() {
 				}
 			}
 			printf "# %d segments, %d dup, %d out of range, %d short, %d not gone once, %d lost\n", nseg, dup, bad, short, miss, nlost
+			if (miss && nother)
+				printf "# %d other lines of the reader, the first:%s\n", nother, other
 			exit dup || bad || short || miss || !nseg
 		}' "$written" "$out"; then
 		ok "$label: every event of $next segments read once or counted lost"
