@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ivring__open(fuzz_path, &o, &r))
 		abort();
 	if (!ivring__checkpoint_load(r, ck_path))
-		fuzz_read_all(r);
+		fuzz_read_all(r, true);
 	ivring__close(r);
 	return 0;
 }

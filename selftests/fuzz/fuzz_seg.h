@@ -11,6 +11,7 @@
 #ifndef IVRING_FUZZ_SEG_H
 #define IVRING_FUZZ_SEG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -81,8 +82,8 @@ static void fuzz_seg_lay(const uint8_t *data, size_t size)
 	fuzz_patch(fuzz_map, FUZZ_SEG_SIZE, data, size);
 }
 
-/* Every event of @r, rendered, and every page, up to a bound. */
-static void fuzz_read_all(struct ivring *r)
+/* Every event of @r, rendered if @render, and every page, up to a bound. */
+static void fuzz_read_all(struct ivring *r, bool render)
 {
 	struct ivring_page pg = { .sz = sizeof(pg) };
 	struct ivring_info info = { .sz = sizeof(info) };
@@ -91,7 +92,8 @@ static void fuzz_read_all(struct ivring *r)
 	char line[1024];
 
 	for (n = 0; n < 2048 && ivring__next(r, &ev) > 0; n++)
-		ivring__snprint(r, &ev, line, sizeof(line));
+		if (render)
+			ivring__snprint(r, &ev, line, sizeof(line));
 	if (ivring__info(r, &info))
 		return;
 	for (cpu = 0; cpu < info.nr_cpus && cpu < 4; cpu++)
