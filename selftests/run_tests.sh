@@ -61,6 +61,11 @@ logs=$build/logs
 passed=0
 failed=0
 skipped=0
+# Each test's wall time, "SECONDS NAME" a line: the slowest are said at
+# the end, so that a run nearing CI's budget shows where its time went.
+durations=$logs/durations
+mkdir -p "$logs" && : >"$durations"
+start_s=$SECONDS
 
 # Sanitizers: report everything, stop at the first error, keep stacks.
 asan=abort_on_error=0:detect_leaks=1:strict_string_checks=1
@@ -144,7 +149,7 @@ trap stop INT TERM HUP
 
 # run VARIANT NAME CMD... PROGRAM: run one test with a timeout, into its log.
 run() {
-	local variant=$1 name=$2 log rc status pid left
+	local variant=$1 name=$2 log rc status pid left t0=$SECONDS
 	shift 2
 
 	log=$logs/$variant/$name.log
@@ -183,6 +188,7 @@ run() {
 	else
 		status="exit $rc"
 	fi
+	echo "$((SECONDS - t0)) $variant/$name" >>"$durations"
 	report "$variant/$name" "$status" "$log"
 }
 
@@ -406,6 +412,8 @@ if [ "$soak" -gt 1 ]; then
 		echo "# soak: $t failed ${soak_failed[$t]:-0} of ${soak_runs[$t]}${soak_logs[$t]:+:${soak_logs[$t]}}"
 	done
 fi
+echo "# $((SECONDS - start_s)) s in all; the slowest tests, in seconds:"
+sort -rn "$durations" | head -n 12 | sed 's/^/#   /'
 [ $skipped -gt 0 ] && echo "$skipped skipped"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
