@@ -15,10 +15,10 @@
 # scheduler: the flood's writers run at nice 19, so that on a machine of
 # two CPUs they fill the segment with what CPU the reader leaves, not
 # with the reader's.  At nice 0, with both writers spinning on both
-# CPUs, one CI run's text reader took
-# 762,254 of the flood's events and fell behind the seven quiet guests
-# (56,000 events a second in all), which lost 2,184 to 6,149 each; its
-# recorder, in the same run, took 20.9 million and lost none.
+# CPUs, one CI run's text reader took 762,254 of the flood's events and
+# fell behind the seven quiet guests (56,000 events a second in all),
+# which lost 2,184 to 6,149 each; its recorder, in the same run, took
+# 20.9 million and lost none.
 # Exit: 0 pass, 1 fail, 4 skip (kselftest).
 
 set -u
