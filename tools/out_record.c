@@ -56,7 +56,6 @@ struct rec_out {
 	uint64_t last_partial;	/* the last pass that took part-filled pages */
 	uint64_t files_bytes;	/* of the files completed */
 	uint64_t start_ns, last_ns;	/* the progress line's */
-	uint64_t lost_after;	/* lost after the last pages: not in the file */
 };
 
 /* A message about @s: naming its segment, when many are recorded. */
@@ -229,8 +228,11 @@ static int flush_and_commit(struct seg *s, struct rec_out *ro)
 	return 0;
 }
 
-/* Complete the file, with a line on stderr of what it holds. */
-static int end_file(struct seg *s, struct rec_out *ro)
+/*
+ * Complete the file, with a line on stderr of what it holds, and of the
+ * @lost_after events lost after its last pages, which it cannot hold.
+ */
+static int end_file(struct seg *s, struct rec_out *ro, uint64_t lost_after)
 {
 	struct ivring_rec_stats st = { .sz = sizeof(st) };
 	char err[PATH_MAX + 512];
@@ -253,10 +255,10 @@ static int end_file(struct seg *s, struct rec_out *ro)
 		fprintf(stderr, "ivring-read: %s: %" PRIu64 " events, %" PRIu64
 			" pages, %" PRIu64 " lost, %" PRIu64 " bytes\n", ro->out,
 			st.events, st.pages, st.lost, st.bytes);
-	if (!ret && ro->lost_after)
+	if (!ret && lost_after)
 		fprintf(stderr, "ivring-read: %s: and %" PRIu64
 			" lost after the last events, which no page of the file carries\n",
-			ro->out, ro->lost_after);
+			ro->out, lost_after);
 	return ret;
 }
 
@@ -388,6 +390,7 @@ static int rec_end(struct seg *s)
 {
 	struct rec_out *ro = s->out;
 	unsigned int passes = ro->nr_subbufs / CPU_BURST + 1, cpu;
+	uint64_t lost_after = 0;
 	int ret, err = 0;
 
 	/*
@@ -406,11 +409,10 @@ static int rec_end(struct seg *s)
 	 * tells of the loss before it, so the file cannot hold them; they
 	 * are counted and said, as text and --stats do.
 	 */
-	ro->lost_after = 0;
 	for (cpu = 0; !s->failed && !err && cpu < ro->nr_cpus; cpu++)
-		ro->lost_after += lost_after_last_page(s->r, cpu, s->c->peek);
-	s->n.lost += ro->lost_after;
-	ret = end_file(s, ro);
+		lost_after += lost_after_last_page(s->r, cpu, s->c->peek);
+	s->n.lost += lost_after;
+	ret = end_file(s, ro, lost_after);
 	return err ? err : ret;
 }
 
