@@ -617,6 +617,18 @@ IVRING_API int ivring__rec_read(struct ivring_rec *w, struct ivring *r,
  * generation), or the errors of writing the metadata, -ENOMEM.
  */
 IVRING_API int ivring__rec_formats(struct ivring_rec *w, struct ivring *r);
+/*
+ * Since 1.6: @lost events of @cpu that the guest dropped after the last
+ * page passed to @w, which no page will tell of: at a recording's end,
+ * the lost_unreported of ivring__cpu_stats() once the writer stopped.  A
+ * CTF trace carries them, in an empty packet at the end of @cpu's stream
+ * that babeltrace2 reports as discarded events; a trace.dat cannot, since
+ * trace-cmd tells of a loss only with the first event after it.  Returns
+ * 1 when the file carries them (ivring__rec_stats() then counts them), 0
+ * when its format cannot, or -errno.
+ */
+IVRING_API int ivring__rec_lost(struct ivring_rec *w, unsigned int cpu,
+				uint64_t lost);
 IVRING_API int ivring__rec_flush(struct ivring_rec *w);
 /*
  * Complete the file(s) and free @w.  Returns 0, or -errno with the reason
@@ -640,7 +652,8 @@ struct ivring_rec_stats {
 	size_t sz;		/* sizeof(struct ivring_rec_stats) */
 	uint64_t pages;
 	uint64_t events;
-	uint64_t lost;		/* marked in the pages written */
+	uint64_t lost;		/* marked in the pages written, or given to
+				 * ivring__rec_lost() that the file carries */
 	uint64_t bytes;		/* written so far, over all files */
 };
 /* Totals over every CPU; fills at most @st->sz bytes. */

@@ -8,7 +8,8 @@
  * spools or snapshot never overwritten, and a write that fails leaving the
  * spools (or the snapshot as last flushed) and failing every later call; a
  * snapshot bounded by the segment's sub-buffers, what it refuses left in
- * the segment; options from a program built before they had flags.
+ * the segment; options from a program built before they had flags; drops
+ * after the last page carried by CTF and refused by trace.dat.
  * trace-cmd report reads the files in test_record_cli.sh; here the layout
  * is checked for what a reader relies on: the magic and version and,
  * spooled, every CPU's data page-aligned; a snapshot in place is walked
@@ -498,6 +499,56 @@ TEST_F(rec, foreign_pages_refused)
 	ASSERT_NE(NULL, strstr(ivring__rec_errmsg(w), "CPU 2"));
 	ASSERT_EQ(-EINVAL, ivring__rec_read(w, self->r, 7, 0, &pg));
 	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
+}
+
+/*
+ * Drops after the last page (ivring__rec_lost()): a trace.dat cannot carry
+ * them, a CTF trace carries them in one more packet of the CPU's stream,
+ * with no event, whose events_discarded (the sixth word of its context,
+ * after the 32-byte header) counts them; the stats count them then.
+ */
+TEST_F(rec, lost_after_the_last_page)
+{
+	struct ivring_rec_opts o = { .sz = sizeof(o),
+				     .format = IVRING_REC_TRACE_DAT };
+	struct ivring_rec_stats st = { .sz = sizeof(st) };
+	char ctf[PATH_MAX], stream[PATH_MAX + 16];
+	u64 discarded;
+	struct stat sb;
+	off_t before;
+	u32 magic;
+	int fd;
+	struct ivring_rec *w;
+
+	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
+	ASSERT_EQ(0, ivring__rec_lost(w, 0, 5));
+	ASSERT_EQ(-EINVAL, ivring__rec_lost(w, 2, 5));
+	ASSERT_EQ(0, ivring__rec_stats(w, &st));
+	ASSERT_EQ(0, st.lost);
+	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
+
+	snprintf(ctf, sizeof(ctf), "%s/ctf", self->dir);
+	snprintf(stream, sizeof(stream), "%s/channel0_1", ctf);
+	o.format = IVRING_REC_CTF;
+	ASSERT_EQ(0, ivring__rec_open(self->r, ctf, &o, &w));
+	ASSERT_EQ(600, record_all(w, self->r, 2));
+	ASSERT_EQ(0, ivring__rec_flush(w));
+	ASSERT_EQ(0, stat(stream, &sb));
+	before = sb.st_size;
+	ASSERT_EQ(1, ivring__rec_lost(w, 1, 0));
+	ASSERT_EQ(1, ivring__rec_lost(w, 1, 7));
+	ASSERT_EQ(0, ivring__rec_stats(w, &st));
+	ASSERT_EQ(7, st.lost);
+	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
+	ASSERT_EQ(0, stat(stream, &sb));
+	ASSERT_LT(before, sb.st_size);
+	fd = open(stream, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(4, pread(fd, &magic, 4, before));
+	ASSERT_EQ(0xc1fc1fc1U, magic);
+	ASSERT_EQ(8, pread(fd, &discarded, 8, before + 32 + 5 * 8));
+	close(fd);
+	ASSERT_EQ(7, discarded);
 }
 
 TEST_F(rec, new_generation_refused)

@@ -324,6 +324,41 @@ static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 	return s->len >= FLUSH_AT ? stream_write(w, cpu) : 0;
 }
 
+/*
+ * After the stream's last packet, one with no event whose events_discarded
+ * counts @lost more: babeltrace2 reports them as discarded between the
+ * two.  A stream with no packet yet gets an empty one before it, as
+ * ctf_page() does for a loss before its first page, at the time the
+ * recording's other CPUs reached.
+ */
+static int ctf_lost(struct ivring_rec *w, u32 cpu, u64 lost)
+{
+	struct ctf *c = w->priv;
+	struct ctf_stream *s = &c->streams[cpu];
+	size_t start;
+	u32 i;
+	int ret;
+
+	ret = ivr_cpus_use(w, &c->res, cpu);
+	if (ret)
+		return ret;
+	if (!s->seq_num) {
+		for (i = 0; i < w->info.nr_cpus; i++)
+			if (c->streams[i].last_ts > s->last_ts)
+				s->last_ts = c->streams[i].last_ts;
+		ret = packet_open(w, s, &start);
+		if (ret)
+			return ret;
+		packet_close(c, s, cpu, start, s->last_ts, s->last_ts);
+	}
+	s->discarded += lost;
+	ret = packet_open(w, s, &start);
+	if (ret)
+		return ret;
+	packet_close(c, s, cpu, start, s->last_ts, s->last_ts);
+	return 0;
+}
+
 static int ctf_flush(struct ivring_rec *w)
 {
 	u32 cpu;
@@ -466,6 +501,7 @@ const struct ivr_rec_ops ivr_rec_ctf_ops = {
 	.page = ctf_page,
 	.formats = ctf_formats,
 	.clock = ctf_clock,
+	.lost = ctf_lost,
 	.flush = ctf_flush,
 	.end = ctf_end,
 	.free = ctf_free,

@@ -459,6 +459,30 @@ failed:
 	return ret;
 }
 
+int ivring__rec_lost(struct ivring_rec *w, unsigned int cpu, uint64_t lost)
+{
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	if (cpu >= w->info.nr_cpus)
+		return ivr_err(w, -EINVAL, "no CPU %u in a recording of %u",
+			       cpu, w->info.nr_cpus);
+	if (w->failed)
+		return earlier_failure(w);
+	if (!w->ops->lost)
+		return 0;
+	if (!lost)
+		return 1;
+	ret = w->ops->lost(w, cpu, lost);
+	if (ret) {
+		w->failed = true;
+		return ret;
+	}
+	w->cpus[cpu].lost += lost;
+	return 1;
+}
+
 int ivring__rec_flush(struct ivring_rec *w)
 {
 	int ret;

@@ -47,6 +47,12 @@ struct ivr_rec_ops {
 	 * returns what ivring__rec_clock() does.
 	 */
 	int (*clock)(struct ivring_rec *w, struct ivring *r);
+	/*
+	 * Optional: @lost events of @cpu dropped after its last page, which
+	 * no page will tell of, into the file (ivring__rec_lost()).  A
+	 * format without it cannot carry them.
+	 */
+	int (*lost)(struct ivring_rec *w, u32 cpu, u64 lost);
 	/* Write out every page taken so far. */
 	int (*flush)(struct ivring_rec *w);
 	/* Complete the file(s).  Called once, after the last page. */
