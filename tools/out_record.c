@@ -230,7 +230,7 @@ static int flush_and_commit(struct seg *s, struct rec_out *ro)
 
 /*
  * Complete the file, with a line on stderr of what it holds, and of the
- * @lost_after events lost after its last pages, which it cannot hold.
+ * @lost_after events lost after its last pages that it cannot hold.
  */
 static int end_file(struct seg *s, struct rec_out *ro, uint64_t lost_after)
 {
@@ -406,12 +406,23 @@ static int rec_end(struct seg *s)
 	}
 	/*
 	 * Drops after a CPU's last page that no event will carry: a page
-	 * tells of the loss before it, so the file cannot hold them; they
-	 * are counted and said, as text and --stats do.
+	 * tells of the loss before it.  A CTF trace carries them (an empty
+	 * packet); a trace.dat cannot, so they are said beside it, as text
+	 * and --stats say them.
 	 */
-	for (cpu = 0; !s->failed && !err && cpu < ro->nr_cpus; cpu++)
-		lost_after += lost_after_last_page(s->r, cpu, s->c->peek);
-	s->n.lost += lost_after;
+	for (cpu = 0; !s->failed && !err && cpu < ro->nr_cpus; cpu++) {
+		uint64_t n = lost_after_last_page(s->r, cpu, s->c->peek);
+
+		ret = ro->w && n ? ivring__rec_lost(ro->w, cpu, n) : 1;
+		if (ret < 0) {
+			rec_warn(s, ivring__rec_errmsg(ro->w));
+			err = exit_code(ret);
+			break;
+		}
+		s->n.lost += n;
+		if (!ret)
+			lost_after += n;
+	}
 	ret = end_file(s, ro, lost_after);
 	return err ? err : ret;
 }
