@@ -54,7 +54,7 @@ static void ivr_sync_fn(struct work_struct *work)
 		inst = ivr_instance_locked();
 		ivw_sync_poll(&ivr_sync, inst ? &inst->w : NULL);
 		quiet = !ivr_sync.last_answer ||
-			ivw_clock_mono() - ivr_sync.last_answer >
+			ivw_clock_policy() - ivr_sync.last_answer >
 				IVR_SYNC_QUIET_NS;
 		mutex_unlock(&ivr_mutex);
 	}

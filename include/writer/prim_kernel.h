@@ -20,6 +20,9 @@
 #include <linux/types.h>
 #include <asm/barrier.h>
 #include <asm/cmpxchg.h>
+#ifdef CONFIG_X86
+#include <asm/tsc.h>		/* check_tsc_unstable */
+#endif
 
 /*
  * Memory shared with the host (BAR2) is ordered with virt_wmb(),
@@ -76,8 +79,40 @@ static inline bool ivw_cmpxchg_double_local(u64 *p, u64 o1, u64 o2,
 }
 #endif
 
-/* NMI-safe and the same on every CPU, so sub-rings merge by time. */
+/*
+ * NMI-safe and the same on every CPU, so sub-rings merge by time.
+ *
+ * Where the TSC is unstable the clocksource is most often the HPET, and
+ * x86-64's read_hpet() lets CPUs that contend share one read: a CPU that
+ * finds another holding the counter's lock returns the value that the
+ * holder stores, which it may have read before this call began, by as
+ * long as the holder was kept from storing it (a vCPU that its host took
+ * off the CPU).  Under TCG that put guest events inside their vCPU's
+ * halted gaps on the host, up to 1.8 ms deep.  A second read begins
+ * after the first returned, so after the holder stored: what it returns
+ * was read after the first began, unless a holder was kept between its
+ * store and its unlock too.  Where the TSC is stable, the clocksource (the
+ * TSC, or kvm-clock) is read by each CPU alone, and one read is enough.
+ */
 static inline u64 ivw_clock_mono(void)
+{
+	u64 ns = ktime_get_mono_fast_ns();
+
+#ifdef CONFIG_X86
+	if (unlikely(check_tsc_unstable()))
+		ns = ktime_get_mono_fast_ns();
+#endif
+	return ns;
+}
+
+/*
+ * One read, for the times of a policy (when a poller's burst ends), which
+ * a stale value only shifts a little: never for a time that the host is
+ * told.  The poller's burst reads it at every turn, and two reads there
+ * slowed its turns under TCG: the host's first clock samples then came
+ * out poor more often.
+ */
+static inline u64 ivw_clock_policy(void)
 {
 	return ktime_get_mono_fast_ns();
 }

@@ -102,6 +102,12 @@ static inline u64 ivw_clock_mono(void)
 	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
 }
 
+/* The same clock, read once either way (prim_kernel.h says why two). */
+static inline u64 ivw_clock_policy(void)
+{
+	return ivw_clock_mono();
+}
+
 /* Nothing to yield to: a userspace formatter is preemptible anyway. */
 static inline void ivw_cond_resched(void)
 {

@@ -67,7 +67,7 @@ static void sync_burst(struct ivw_sync_poller *p, struct ivw_writer *w,
 
 	while (now < tail && now < end) {
 		ivw_cpu_relax();
-		now = ivw_clock_mono();
+		now = ivw_clock_policy();
 		ret = ivw_sync_answer(w);
 		if (ret == IVW_SYNC_ENDED)
 			break;
@@ -88,7 +88,7 @@ static void sync_burst(struct ivw_sync_poller *p, struct ivw_writer *w,
  *
  * The caller serialises calls on @p and @w, and calls again after the
  * interval of its choice.  The policy's times are the writer's own
- * CLOCK_MONOTONIC (ivw_clock_mono()), not the segment's clock, which a
+ * CLOCK_MONOTONIC (ivw_clock_policy()), not the segment's clock, which a
  * test may drive.
  *
  * Return: IVW_SYNC_ANSWERED if this look answered a request (@p's
@@ -96,7 +96,7 @@ static void sync_burst(struct ivw_sync_poller *p, struct ivw_writer *w,
  */
 int ivw_sync_poll(struct ivw_sync_poller *p, struct ivw_writer *w)
 {
-	u64 t0 = ivw_clock_mono();
+	u64 t0 = ivw_clock_policy();
 	int ret = IVW_SYNC_NONE;
 
 	if (w && ivw_sync_answer(w) == IVW_SYNC_ANSWERED) {
@@ -107,6 +107,6 @@ int ivw_sync_poll(struct ivw_sync_poller *p, struct ivw_writer *w)
 			sync_burst(p, w, t0);
 	}
 	p->polls++;
-	p->busy_ns += ivw_clock_mono() - t0;
+	p->busy_ns += ivw_clock_policy() - t0;
 	return ret;
 }
