@@ -34,8 +34,13 @@ fi
 [ -r "$src/ivring-$version/dkms.conf" ] || { echo "not ok: no dkms.conf"; exit 1; }
 mkdir -p "$tmp/tree" "$tmp/inst"
 
+# --verbose: without it dkms runs a build in the background beside a
+# progress loop whose "sleep 3" it may leave behind when the build ends
+# (invoke_command() in /usr/sbin/dkms); the harness then found one left
+# after the test.  The output goes to the logs either way.
 dkms_() {
-	dkms --sourcetree "$src" --dkmstree "$tmp/tree" --installtree "$tmp/inst" "$@"
+	dkms --verbose --sourcetree "$src" --dkmstree "$tmp/tree" \
+		--installtree "$tmp/inst" "$@"
 }
 
 kvers=()
