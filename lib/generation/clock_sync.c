@@ -56,8 +56,10 @@
 /*
  * A burst whose best round trip is this much worse than the best one seen
  * (its bound, times 4, plus 20 us) is not kept while the last sample kept
- * is younger than IVR_SYNC_STALE_NS: a guest that was busy, or a vCPU that
- * was not running, must not widen the bound of every event near it.
+ * is younger than IVR_SYNC_STALE_NS, unless the samples kept give a wider
+ * bound at its time: a guest that was busy, or a vCPU that was not
+ * running, must not widen the bound of every event near it, but before
+ * the drift is measured a slow sample is better than none.
  */
 #define IVR_SYNC_POOR_SLACK_NS	20000ULL
 #define IVR_SYNC_STALE_NS	10000000000ULL
@@ -159,6 +161,23 @@ static void drop_poor(struct ivr_sync *y)
 	y->nr = n;
 }
 
+static void outside(const struct ivr_sync *y, bool first, u64 g, s64 *off,
+		    u64 *bound);
+
+/*
+ * Whether @s, later than every sample kept, bounds the offset at its time
+ * better than they do: extrapolated without a measured drift (a sample or
+ * two, a busy start), their bound grows by 500 us a second.
+ */
+static bool narrows(const struct ivr_sync *y, const struct ivr_sync_sample *s)
+{
+	u64 bound;
+	s64 off;
+
+	outside(y, false, s->guest, &off, &bound);
+	return s->rtt / 2 < bound;
+}
+
 /* Keep @s, the best of a burst, in guest time order; false if not kept. */
 static bool add_sample(struct ivring *r, const struct ivr_sync_sample *s)
 {
@@ -172,7 +191,8 @@ static bool add_sample(struct ivring *r, const struct ivr_sync_sample *s)
 		y->refused++;
 		return false;
 	}
-	if (last && poor(y, s) && s->host - last->host < IVR_SYNC_STALE_NS) {
+	if (last && poor(y, s) && s->host - last->host < IVR_SYNC_STALE_NS &&
+	    !narrows(y, s)) {
 		y->poor++;
 		return false;
 	}
