@@ -202,6 +202,8 @@ for mode in "" record; do
 		"a --peek reader consumes nothing" \
 		$mode -p --checkpoint "$tmp/ck.p" "$seg"
 done
+fails_with "--clock-bound without a host clock" 2 \
+	"the bound is of host times; add --clock host" --clock-bound "$seg"
 fails_with "a recording's option without record" 2 "invalid option -- 'q'" \
 	-q "$seg"
 fails_with "a text option with record" 2 "invalid option -- 'e'" \
@@ -305,6 +307,74 @@ if [ -x "$tools/ivring-gen" ] && [ -d /dev/shm ]; then
 	fi
 else
 	echo "# SKIP --follow across a new generation: no ivring-gen"
+fi
+
+# --clock-bound: each line begins with how far off its host time may be.
+# The writer's clock is the host's CLOCK_MONOTONIC 5 s behind, so each
+# event's host time is its guest time (in a snapshot taken first) plus 5 s,
+# within that bound and the microsecond of printing.  The snapshot's
+# events came before the reader's first clock sample, and are printed
+# before its second: their bounds, the sample's grown with the distance to
+# it by the drift's uncertainty, fall as they near it.
+if [ -x "$tools/ivring-gen" ] && [ -d /dev/shm ]; then
+	rm -f "/dev/shm/$shm_name"
+	"$tools/ivring-gen" -q --size 1M --cpus 2 --keep-running --rate 200 \
+		--answer-clock --clock-behind 5000000000 "$shm_name" &
+	bg=$!
+	i=0
+	while [ $i -lt 300 ] &&
+	      [ "$("$read_bin" --peek "$shm_name" 2>/dev/null | grep -c ' seq=')" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	"$read_bin" --peek "$shm_name" >"$tmp/guest" 2>/dev/null
+	"$read_bin" -f --stats --clock host --clock-bound "$shm_name" >"$tmp/out" 2>"$tmp/err" &
+	rd=$!
+	# Until a line after the snapshot's last (its host time: 5 s later).
+	last=$(awk 'match($0, /\] *[0-9.]+:/) { t = substr($0, RSTART + 1, RLENGTH - 2) } END { print t + 5.1 }' "$tmp/guest")
+	i=0
+	while [ $i -lt 300 ] && ! awk -v l="$last" '
+		match($0, /\] *[0-9.]+:/) && substr($0, RSTART + 1, RLENGTH - 2) + 0 > l { f = 1; exit }
+		END { exit !f }' "$tmp/out"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -INT "$rd"
+	wait "$rd"
+	rc=$?
+	kill "$bg"
+	wait "$bg"
+	bg=
+	awk -v nguest="$(grep -c ' seq=' "$tmp/guest")" '
+	function us(s,   p) { p = index(s, "."); return substr(s, 1, p - 1) * 1000000 + substr(s, p + 1) }
+	function key() { match($0, /seq=[0-9]+ cpu=[0-9]+/); return substr($0, RSTART, RLENGTH) }
+	function ts() { match($0, /\] *[0-9]+\.[0-9]+:/); return us(substr($0, RSTART + 1, RLENGTH - 2)) }
+	FNR == 1 { f++ }
+	f == 1 && / seq=/ { guest[key()] = ts(); next }
+	f == 2 && / seq=/ {
+		if ($1 !~ /^[0-9]+\.[0-9][0-9][0-9]$/) { if (bad++ < 3) print "# no bound: " $0; next }
+		b = $1 + 0; nb++
+		k = key()
+		if (!(k in guest)) next
+		if (joined++ && b > lastb) { if (bad++ < 3) print "# a bound grew from " lastb " to " b " before the first sample: " $0 }
+		if (joined == 1) first = b; lastb = b
+		d = ts() - guest[k] - 5000000
+		if (d < 0) d = -d
+		if (d > b + 1) { if (bad++ < 3) print "# " d " us off, beyond its bound " b ": " $0 }
+	}
+	END {
+		printf "# %d lines, %d of the snapshot, bounds %.3f us first, %.3f us last\n", nb, joined, first, lastb
+		exit !(joined == nguest && !bad && lastb < first)
+	}' "$tmp/guest" "$tmp/out"
+	if [ $? = 0 ] && [ "$rc" = 0 ]; then
+		ok "--clock-bound: each host time within its bound, the bounds fall towards the first sample"
+	else
+		not_ok "--clock-bound (exit $rc)"
+		sed 's/^/# /' "$tmp/err"
+	fi
+	rm -f "/dev/shm/$shm_name"
+else
+	echo "# SKIP --clock-bound: no ivring-gen"
 fi
 
 # The soft limit on open files is raised to the hard one: every guest of

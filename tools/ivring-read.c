@@ -42,6 +42,7 @@ static void seg_conf_init(struct seg_conf *c, const struct read_opts *o)
 	c->follow = o->follow;
 	c->peek = o->peek;
 	c->clock = o->clock;
+	c->clock_bound = o->clock_bound;
 	c->stats = o->stats;
 	c->handover = o->handover;
 	c->one_of_many = !o->path;

@@ -167,12 +167,27 @@ static int select_cpus(struct seg *s, const struct text_conf *tc)
 	return 0;
 }
 
+/*
+ * --clock-bound's column, after the segment's name: how far off the host
+ * time of the line's event may be, in microseconds, or "-" where the line
+ * has the guest's time (no clock sample yet).
+ */
+static bool append_bound(struct text_out *t, const char *tag,
+			 const char *sep, uint64_t bound)
+{
+	if (bound == UINT64_MAX)
+		return append(t, "%s%s%10s ", tag, sep, "-");
+	return append(t, "%s%s%6" PRIu64 ".%03u ", tag, sep, bound / 1000,
+		      (unsigned int)(bound % 1000));
+}
+
 /* One event: its loss line, then its line unless -e leaves it out. */
 static int render(struct seg *s, const struct text_conf *tc,
 		  struct text_out *t, const struct ivring_event *ev)
 {
 	const char *tag = tc->tag ? s->name : "", *sep = tc->tag ? ": " : "";
 	struct ivring_event at;
+	uint64_t bound;
 	int len;
 
 	s->n.events++;
@@ -186,7 +201,7 @@ static int render(struct seg *s, const struct text_conf *tc,
 		ivring__snprint(s->r, ev, NULL, 0);
 		return 0;
 	}
-	ev = read_clock_event(s->r, &s->clk, ev, &at);
+	ev = read_clock_event(s->r, &s->clk, ev, &at, &bound);
 	len = ivring__snprint(s->r, ev, t->line, t->line_len);
 	if (len < 0) {
 		text_warn(tc, s, "CPU %u: cannot render an event of type %u: %s",
@@ -203,6 +218,11 @@ static int render(struct seg *s, const struct text_conf *tc,
 		t->line = p;
 		t->line_len = len + 1;
 		ivring__snprint(s->r, ev, t->line, t->line_len);
+	}
+	if (s->c->clock_bound) {
+		if (!append_bound(t, tag, sep, bound))
+			goto oom;
+		tag = sep = "";
 	}
 	if (!append(t, "%s%s%s\n", tag, sep, t->line))
 		goto oom;

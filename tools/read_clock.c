@@ -2,6 +2,7 @@
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /* Host times for a reader's events: --clock, and the clock lines of --stats. */
 #include <errno.h>
+#include <stdint.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -87,17 +88,20 @@ void read_clock_tick(struct ivring *r, struct read_clock *c)
 const struct ivring_event *read_clock_event(struct ivring *r,
 					    struct read_clock *c,
 					    const struct ivring_event *ev,
-					    struct ivring_event *out)
+					    struct ivring_event *out,
+					    uint64_t *bound_ns)
 {
 	uint64_t t;
 
+	*bound_ns = UINT64_MAX;
 	if (!c->clock)
 		return ev;
-	if (ivring__clock_host(r, ev->ts, c->clock, &t, NULL)) {
+	if (ivring__clock_host(r, ev->ts, c->clock, &t, bound_ns)) {
 		/* A new generation whose guest never answered. */
 		if (!c->told)
 			tool_warn("%s; printing the guest's times", ivring__errmsg(r));
 		c->told = true;
+		*bound_ns = UINT64_MAX;
 		return ev;
 	}
 	*out = *ev;

@@ -38,13 +38,15 @@ int read_clock_burst(struct ivring *r, bool first);
 /* In the read loop: a burst once a second. */
 void read_clock_tick(struct ivring *r, struct read_clock *c);
 /*
- * @ev with its time stamp in the chosen clock, in *out; @ev itself when
- * that is the guest's.
+ * @ev with its time stamp in the chosen clock, in *out, and in *bound_ns
+ * how far off that may be; @ev itself when that is the guest's, with
+ * *bound_ns UINT64_MAX.
  */
 const struct ivring_event *read_clock_event(struct ivring *r,
 					    struct read_clock *c,
 					    const struct ivring_event *ev,
-					    struct ivring_event *out);
+					    struct ivring_event *out,
+					    uint64_t *bound_ns);
 /* The clock lines of --stats, if the reader asked the guest. */
 void read_clock_stats(struct ivring *r);
 

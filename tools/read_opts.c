@@ -29,7 +29,7 @@
 enum {
 	OPT_CHECKPOINT = 256, OPT_RESUME, OPT_CLOCK, OPT_CTF, OPT_WATCH,
 	OPT_MATCH, OPT_THREADS, OPT_STATS_INTERVAL, OPT_ANY_DIR, OPT_OWNER,
-	OPT_MAX_GUESTS,
+	OPT_MAX_GUESTS, OPT_CLOCK_BOUND,
 };
 
 #define M_TEXT		1U
@@ -52,8 +52,8 @@ enum {
 
 /*
  * In the order in which getopt names the candidates of an ambiguous
- * abbreviation (--c: --cpu or --ctf, --checkpoint, --clock), as each
- * mode's own table had them.
+ * abbreviation (--c: --cpu or --ctf, --checkpoint, --clock and, in text,
+ * --clock-bound), as each mode's own table had them.
  */
 static const struct read_option {
 	struct option lo;	/* a val below 256 is its short option too */
@@ -87,6 +87,8 @@ static const struct read_option {
 	{ { "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
 	  M_BOTH, 0 },
 	{ { "clock", required_argument, NULL, OPT_CLOCK }, M_BOTH, 0 },
+	{ { "clock-bound", no_argument, NULL, OPT_CLOCK_BOUND }, M_TEXT,
+	  FLAG(clock_bound) },
 	{ { "help", no_argument, NULL, 'h' }, M_BOTH, 0 },
 };
 
@@ -412,6 +414,8 @@ void read_parse(int argc, char **argv, struct read_opts *o)
 		take(o, c, optarg);
 	if (o->ctf && (o->output || o->version))
 		usage_error("--ctf writes a CTF directory: -o and --file-version are for trace.dat");
+	if (o->clock_bound && !o->clock)
+		usage_error("--clock-bound: the bound is of host times; add --clock host or --clock realtime");
 	segments(argc, argv, o);
 	check_modes(o);
 	if (o->record && o->path && !o->ctf && !o->output)

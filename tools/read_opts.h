@@ -24,6 +24,7 @@ struct read_opts {
 	bool peek;
 	bool stats;
 	unsigned int clock;	/* --clock: IVRING_HOST_*; 0: the guest's */
+	bool clock_bound;	/* --clock-bound */
 	struct handover handover;
 	/* Text. */
 	const char *patterns[MAX_PATTERNS];	/* -e */

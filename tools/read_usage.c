@@ -28,7 +28,9 @@ static const char text_head[] =
 "      --clock CLOCK     print times of this clock: guest (default), host\n"
 "                        (the host's CLOCK_MONOTONIC) or realtime (its\n"
 "                        CLOCK_REALTIME), asking the guest for its clock\n"
-"                        through the segment every second\n";
+"                        through the segment every second\n"
+"      --clock-bound     with a host CLOCK, begin each event's line with\n"
+"                        how far off its time may be, in microseconds\n";
 
 static const char rec_head[] =
 "usage: ivring-read record [options] /dev/shm/NAME | NAME\n"

@@ -91,6 +91,7 @@ struct seg_conf {
 	 */
 	bool one_of_many;
 	unsigned int clock;	/* host times: IVRING_HOST_*; 0: the guest's */
+	bool clock_bound;	/* --clock-bound: each event's, before its line */
 	/* One segment: */
 	bool stats;		/* --stats: per-CPU statistics at the end */
 	bool stats_clock;	/* ... asking the guest for its clock too */

@@ -7,11 +7,10 @@
 # bash's EPOCHREALTIME) and writes "ping N" to the port; a guest process
 # reads it, writes "in N" then "out N" to /sys/kernel/ivring/trace_marker
 # and "pong N" back to the port; the host reads it and takes H1.  The host
-# reader, ivring-read --clock realtime, prints the markers in host time: "in
-# N" must come at or after H0, "out N" at or before H1, every round, with
-# as slack the printing's rounding (a microsecond) and the bound that the
-# reader of the marker claims for its best sample (--stats: half its
-# shortest round trip), which is the least it claims for any event.
+# reader, ivring-read --clock realtime --clock-bound, prints the markers in
+# host time, each with its bound: "in N" must come at or after H0, "out N"
+# at or before H1, every round, with as slack the printing's rounding (a
+# microsecond) and the bound that the reader claims for that marker.
 # Rounds run before, and after, a live migration, across which the
 # destination's reader takes its own clock samples from the start (a new
 # series).
@@ -70,14 +69,14 @@ rounds() {
 	exec {rfd}<&-
 }
 
-mig_reader src "$a" --clock realtime --checkpoint "$vm_tmp/ckpt" -e ivring:marker
+mig_reader src "$a" --clock realtime --clock-bound --checkpoint "$vm_tmp/ckpt" -e ivring:marker
 mig_vm src "$a" --may-migrate
 mig_wait_line src '^GUEST-READY'
 # A clock sample before the first round: the reader takes one at its start.
 sleep 2
 rounds src 1 "$rounds"
 mig_vm_incoming dst "$b"
-mig_reader dst "$b" --clock realtime --resume "$vm_tmp/ckpt" -e ivring:marker
+mig_reader dst "$b" --clock realtime --clock-bound --resume "$vm_tmp/ckpt" -e ivring:marker
 mig_migrate src dst
 [ "$mig_status" = completed ] || fail "the migration $mig_status"
 mig_hmp src quit >/dev/null
@@ -92,8 +91,9 @@ sed -n 's/^GUEST-SYNC /# guest clock_sync: /p' "$vm_tmp/console"
 vm_awk '
 function bad(msg) { print "not ok: " msg; fails++ }
 function us(s,   p) { p = index(s, "."); return substr(s, 1, p - 1) * 1000000 + substr(s, p + 1) }
-# The best bound of reader i, in whole microseconds, rounded up.
-function slack(i) { return int((best[i] + 999) / 1000) }
+# A bound of --clock-bound (microseconds, 3 decimals), in whole
+# microseconds rounded up; a line with no bound ("-") has a guest time.
+function slack(b) { return b == "-" ? -1 : int(b + 0.999) }
 BEGIN {
 	while ((getline l < console) > 0) {
 		if (l ~ /^GUEST-UPTIME /) { split(l, u, " "); up = u[3] - u[2] }
@@ -104,20 +104,26 @@ BEGIN {
 FNR == 1 { nfile++ }
 nfile == 1 { h0[$1] = $2; h1[$1] = $3; nw++; next }
 nfile == 2 && /^clock (last )?bound ns: / { b = $NF; if ($2 == "bound") best[++nb] = b; else lastb[nb] = b; next }
-# The events of reader 1 (the source), then of reader 2 (the destination).
-(FILENAME == srcf || FILENAME == dstf) && vm_event($0) && ev_name == "marker" {
+# The events of reader 1 (the source), then of reader 2 (the destination),
+# each line led by its bound.
+(FILENAME == srcf || FILENAME == dstf) && match($0, /^ *([0-9]+\.[0-9]+|-) /) {
+	b = substr($0, 1, RLENGTH - 1); sub(/^ +/, "", b)
+	if (!vm_event(substr($0, RLENGTH + 1)) || ev_name != "marker")
+		next
 	split(ev_info, f, " ")
 	n = f[2]; t = us(ev_ts_str); rd = FILENAME == dstf ? 2 : 1
-	if (f[1] == "in") { inn[n] = t; nin++; rin[n] = rd }
-	if (f[1] == "out") { out[n] = t; nout++; rout[n] = rd }
+	if (slack(b) < 0) { if (nguest++ < 5) bad("round " n ": " f[1] " has the guest time, no host time"); next }
+	if (slack(b) > maxslack[rd]) maxslack[rd] = slack(b)
+	if (f[1] == "in") { inn[n] = t; nin++; rin[n] = slack(b) }
+	if (f[1] == "out") { out[n] = t; nout++; rout[n] = slack(b) }
 }
 END {
 	for (n in h0) {
 		if (!(n in inn) || !(n in out)) { if (nmiss++ < 5) bad("round " n ": a marker is missing"); continue }
 		# One microsecond of rounding: times print rounded, EPOCHREALTIME
-		# cut; and the bound that the reader of the marker claims.
-		if (inn[n] < h0[n] - 1 - slack(rin[n])) { if (nv++ < 10) bad("round " n ": in at " inn[n] ", " h0[n] - inn[n] " us before the host wrote (" h0[n] "); reader " rin[n] " claims " slack(rin[n]) " us") }
-		if (out[n] > h1[n] + 2 + slack(rout[n])) { if (nv++ < 10) bad("round " n ": out at " out[n] ", " out[n] - h1[n] " us after the host read the answer (" h1[n] "); reader " rout[n] " claims " slack(rout[n]) " us") }
+		# cut; and the bound that the reader claims for the marker.
+		if (inn[n] < h0[n] - 1 - rin[n]) { if (nv++ < 10) bad("round " n ": in at " inn[n] ", " h0[n] - inn[n] " us before the host wrote (" h0[n] "); its bound is " rin[n] " us") }
+		if (out[n] > h1[n] + 2 + rout[n]) { if (nv++ < 10) bad("round " n ": out at " out[n] ", " out[n] - h1[n] " us after the host read the answer (" h1[n] "); its bound is " rout[n] " us") }
 		lead += inn[n] - h0[n]; lag += h1[n] - out[n]; k++
 		if (k == 1 || inn[n] - h0[n] < minlead) minlead = inn[n] - h0[n]
 		if (k == 1 || h1[n] - out[n] < minlag) minlag = h1[n] - out[n]
@@ -127,7 +133,7 @@ END {
 	if (k) printf "# H0 -> in: mean %.0f us, least %d us; out -> H1: mean %.0f us, least %d us\n", \
 		lead / k, minlead, lag / k, minlag
 	for (i = 1; i <= nb; i++)
-		printf "# reader %d: best bound %.1f us, last sample %.1f us\n", i, best[i] / 1000, lastb[i] / 1000
+		printf "# reader %d: best bound %.1f us, last sample %.1f us, the widest of its markers %d us\n", i, best[i] / 1000, lastb[i] / 1000, maxslack[i]
 	if (up > 0)
 		printf "# guest cost: %.3f%% of one CPU in the poller (%d ns in %.1f s), %.1f polls/s\n", \
 			busy / (up * 1e9) * 100, busy, up, polls / up
