@@ -13,7 +13,8 @@
  * request and before t2 saw its answer.
  *
  * Between two bursts' samples the offset is interpolated, as trace-cmd's
- * TIME_SHIFT does; the bound there is the larger of the two samples'.
+ * TIME_SHIFT does, and so is its bound, from one sample's to the other's
+ * (the drift is taken to be steady between them).
  * Outside them it is extrapolated with the drift between samples at least
  * IVR_SYNC_SPAN_NS apart, and the bound grows with the distance by the
  * drift's own uncertainty (IVR_SYNC_DRIFT_PPB when no such pair exists
@@ -56,10 +57,11 @@
 /*
  * A burst whose best round trip is this much worse than the best one seen
  * (its bound, times 4, plus 20 us) is not kept while the last sample kept
- * is younger than IVR_SYNC_STALE_NS, unless the samples kept give a wider
- * bound at its time: a guest that was busy, or a vCPU that was not
- * running, must not widen the bound of every event near it, but before
- * the drift is measured a slow sample is better than none.
+ * is younger than IVR_SYNC_STALE_NS, unless the samples kept, extrapolated
+ * to its time, bound the offset there less well: a guest that was busy,
+ * or a vCPU that was not running, must not widen the bound of events near
+ * it, but the bound far from every sample, before the drift is measured
+ * above all, is wider still.
  */
 #define IVR_SYNC_POOR_SLACK_NS	20000ULL
 #define IVR_SYNC_STALE_NS	10000000000ULL
@@ -140,6 +142,109 @@ static bool round_trip(struct ivring *r, u64 wait_ns, struct ivr_sync_sample *s)
 	return true;
 }
 
+/*
+ * A double as an integer, saturated: the guest chose the times that went
+ * into it, and converting a value out of range (or NaN) is undefined.
+ */
+static s64 sat_s64(double v)
+{
+	if (!(v == v))
+		return 0;
+	if (v >= 9.2e18)
+		return INT64_MAX;
+	if (v <= -9.2e18)
+		return INT64_MIN;
+	return (s64)v;
+}
+
+static u64 sat_u64(double v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v >= 1.8e19)
+		return UINT64_MAX;
+	return (u64)v;
+}
+
+/* @a + @b, in the two's complement that host times wrap in. */
+static s64 add_wrap(s64 a, s64 b)
+{
+	return (s64)((u64)a + (u64)b);
+}
+
+/* The offset between samples @a and @b, at guest time @g, and its bound. */
+static void between(const struct ivr_sync_sample *a,
+		    const struct ivr_sync_sample *b, u64 g, s64 *off, u64 *bound)
+{
+	s64 oa = (s64)(a->host - a->guest), ob = (s64)(b->host - b->guest);
+	/*
+	 * Above 2^53 two guest times a nanosecond apart are one double: then
+	 * the span is 0, and @a's offset is all there is to go by.
+	 */
+	double span = (double)b->guest - (double)a->guest;
+	double f = span > 0 ? ((double)g - (double)a->guest) / span : 0;
+
+	if (!(f > 0))
+		f = 0;
+	else if (f > 1)
+		f = 1;
+	*off = add_wrap(oa, sat_s64((double)(s64)((u64)ob - (u64)oa) * f));
+	/*
+	 * The offset moves linearly between the samples, as the drift is
+	 * taken to be steady there: so does its bound.  So a sample that
+	 * narrows the bound at its own time (narrows()) narrows it all the
+	 * way back to the one before.
+	 */
+	*bound = sat_u64((1 - f) * (double)(a->rtt / 2) +
+			 f * (double)(b->rtt / 2));
+}
+
+/* The samples that give the drift near end @i (0 or nr - 1), if any. */
+static bool span_pair(const struct ivr_sync *y, bool first, u32 *a, u32 *b)
+{
+	u32 i;
+
+	if (first) {
+		for (i = 1; i < y->nr; i++)
+			if (y->s[i].guest - y->s[0].guest >= IVR_SYNC_SPAN_NS) {
+				*a = 0;
+				*b = i;
+				return true;
+			}
+		return false;
+	}
+	for (i = y->nr - 1; i-- > 0;)
+		if (y->s[y->nr - 1].guest - y->s[i].guest >= IVR_SYNC_SPAN_NS) {
+			*a = i;
+			*b = y->nr - 1;
+			return true;
+		}
+	return false;
+}
+
+/* Beyond the samples: from end @e, with the drift of a pair if there is one. */
+static void outside(const struct ivr_sync *y, bool first, u64 g, s64 *off,
+		    u64 *bound)
+{
+	const struct ivr_sync_sample *e = &y->s[first ? 0 : y->nr - 1];
+	double dist = (double)g - (double)e->guest, drift = 0, err;
+	u32 a, b;
+
+	if (span_pair(y, first, &a, &b)) {
+		const struct ivr_sync_sample *p = &y->s[a], *q = &y->s[b];
+		double span = (double)q->guest - (double)p->guest;
+
+		drift = ((double)(s64)(q->host - q->guest) -
+			 (double)(s64)(p->host - p->guest)) / span;
+		err = (double)(p->rtt + q->rtt) / 2 / span;
+	} else {
+		err = IVR_SYNC_DRIFT_PPB / 1e9;
+	}
+	*off = add_wrap((s64)(e->host - e->guest), sat_s64(drift * dist));
+	*bound = sat_u64((double)(e->rtt / 2) +
+			 err * (dist < 0 ? -dist : dist));
+}
+
 static bool poor(const struct ivr_sync *y, const struct ivr_sync_sample *s)
 {
 	return s->rtt > 4 * y->best_rtt + IVR_SYNC_POOR_SLACK_NS;
@@ -161,13 +266,11 @@ static void drop_poor(struct ivr_sync *y)
 	y->nr = n;
 }
 
-static void outside(const struct ivr_sync *y, bool first, u64 g, s64 *off,
-		    u64 *bound);
-
 /*
  * Whether @s, later than every sample kept, bounds the offset at its time
- * better than they do: extrapolated without a measured drift (a sample or
- * two, a busy start), their bound grows by 500 us a second.
+ * better than they do, extrapolated: their bound grows with the distance
+ * by the drift's uncertainty, 500 us a second before two samples a second
+ * apart measure it.
  */
 static bool narrows(const struct ivr_sync *y, const struct ivr_sync_sample *s)
 {
@@ -215,7 +318,13 @@ static bool add_sample(struct ivring *r, const struct ivr_sync_sample *s)
 	y->s[y->nr++] = *s;
 	if (!y->best_rtt || s->rtt < y->best_rtt)
 		y->best_rtt = s->rtt;
-	drop_poor(y);
+	/*
+	 * A slow sample kept for narrowing stays until a good one comes: a
+	 * busy guest's series is then of slow samples a second apart, each
+	 * with its own bound, not the first and the newest alone.
+	 */
+	if (!poor(y, s))
+		drop_poor(y);
 	return true;
 }
 
@@ -304,102 +413,6 @@ int ivring__clock_sync(struct ivring *r, int timeout_ms)
 			r->sync->seq = ivr_mono_ns();
 	}
 	return ivr_guarded(r, sync_mapped, &timeout_ms);
-}
-
-/*
- * A double as an integer, saturated: the guest chose the times that went
- * into it, and converting a value out of range (or NaN) is undefined.
- */
-static s64 sat_s64(double v)
-{
-	if (!(v == v))
-		return 0;
-	if (v >= 9.2e18)
-		return INT64_MAX;
-	if (v <= -9.2e18)
-		return INT64_MIN;
-	return (s64)v;
-}
-
-static u64 sat_u64(double v)
-{
-	if (!(v > 0))
-		return 0;
-	if (v >= 1.8e19)
-		return UINT64_MAX;
-	return (u64)v;
-}
-
-/* @a + @b, in the two's complement that host times wrap in. */
-static s64 add_wrap(s64 a, s64 b)
-{
-	return (s64)((u64)a + (u64)b);
-}
-
-/* The offset between samples @a and @b, at guest time @g, and its bound. */
-static void between(const struct ivr_sync_sample *a,
-		    const struct ivr_sync_sample *b, u64 g, s64 *off, u64 *bound)
-{
-	s64 oa = (s64)(a->host - a->guest), ob = (s64)(b->host - b->guest);
-	/*
-	 * Above 2^53 two guest times a nanosecond apart are one double: then
-	 * the span is 0, and @a's offset is all there is to go by.
-	 */
-	double span = (double)b->guest - (double)a->guest;
-	double f = span > 0 ? ((double)g - (double)a->guest) / span : 0;
-
-	if (!(f > 0))
-		f = 0;
-	else if (f > 1)
-		f = 1;
-	*off = add_wrap(oa, sat_s64((double)(s64)((u64)ob - (u64)oa) * f));
-	*bound = (a->rtt > b->rtt ? a->rtt : b->rtt) / 2;
-}
-
-/* The samples that give the drift near end @i (0 or nr - 1), if any. */
-static bool span_pair(const struct ivr_sync *y, bool first, u32 *a, u32 *b)
-{
-	u32 i;
-
-	if (first) {
-		for (i = 1; i < y->nr; i++)
-			if (y->s[i].guest - y->s[0].guest >= IVR_SYNC_SPAN_NS) {
-				*a = 0;
-				*b = i;
-				return true;
-			}
-		return false;
-	}
-	for (i = y->nr - 1; i-- > 0;)
-		if (y->s[y->nr - 1].guest - y->s[i].guest >= IVR_SYNC_SPAN_NS) {
-			*a = i;
-			*b = y->nr - 1;
-			return true;
-		}
-	return false;
-}
-
-/* Beyond the samples: from end @e, with the drift of a pair if there is one. */
-static void outside(const struct ivr_sync *y, bool first, u64 g, s64 *off,
-		    u64 *bound)
-{
-	const struct ivr_sync_sample *e = &y->s[first ? 0 : y->nr - 1];
-	double dist = (double)g - (double)e->guest, drift = 0, err;
-	u32 a, b;
-
-	if (span_pair(y, first, &a, &b)) {
-		const struct ivr_sync_sample *p = &y->s[a], *q = &y->s[b];
-		double span = (double)q->guest - (double)p->guest;
-
-		drift = ((double)(s64)(q->host - q->guest) -
-			 (double)(s64)(p->host - p->guest)) / span;
-		err = (double)(p->rtt + q->rtt) / 2 / span;
-	} else {
-		err = IVR_SYNC_DRIFT_PPB / 1e9;
-	}
-	*off = add_wrap((s64)(e->host - e->guest), sat_s64(drift * dist));
-	*bound = sat_u64((double)(e->rtt / 2) +
-			 err * (dist < 0 ? -dist : dist));
 }
 
 int ivring__clock_host(struct ivring *r, uint64_t guest_ns, unsigned int clock,
