@@ -61,6 +61,8 @@ struct gen_opts {
 	u64 generation;
 	bool answer_clock;	/* as ivring.ko's clock_sync.c */
 	u64 clock_behind;	/* ns the writer's clock runs behind */
+	int clock_drift;	/* ppm it runs fast (or slow, below 0) */
+	u64 clock_base;		/* the host's time at which it drifts from */
 };
 
 /* One writer thread: a guest CPU.  Counters are per origin, so the task
@@ -111,6 +113,7 @@ static void usage(FILE *f)
 "      --answer-clock      answer the host's clock requests, as ivring.ko\n"
 "      --clock-behind NS   the writer's clock runs NS behind the host's\n"
 "                          CLOCK_MONOTONIC (a guest booted later)\n"
+"      --clock-drift PPM   and runs PPM fast, from the start (-1000..1000)\n"
 "  -q, --quiet             no summary on stderr\n"
 "  -h, --help\n", NESTED_HZ_DEFAULT);
 }
@@ -224,12 +227,14 @@ static void parse_args(int argc, char **argv)
 		{ "generation", required_argument, NULL, 'g' },
 		{ "answer-clock", no_argument, NULL, 'A' },
 		{ "clock-behind", required_argument, NULL, 'B' },
+		{ "clock-drift", required_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	bool have_events = false;
 	char *end;
+	long ppm;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "s:c:b:m:n:d:r:N::z:kSg:qh",
@@ -311,6 +316,12 @@ static void parse_args(int argc, char **argv)
 			if (*end || !*optarg)
 				tool_die("--clock-behind '%s': nanoseconds", optarg);
 			break;
+		case 'D':
+			ppm = strtol(optarg, &end, 10);
+			if (*end || !*optarg || ppm < -1000 || ppm > 1000)
+				tool_die("--clock-drift '%s': ppm, -1000 to 1000", optarg);
+			opt.clock_drift = ppm;
+			break;
 		case 'q':
 			opt.quiet = true;
 			break;
@@ -341,10 +352,13 @@ static void parse_args(int argc, char **argv)
 		opt.rate = 1000;
 }
 
-/* The writer's clock: the host's, --clock-behind late. */
+/* The writer's clock: the host's, --clock-behind late, --clock-drift fast. */
 static u64 guest_clock(void)
 {
-	return ivw_clock_mono() - opt.clock_behind;
+	u64 now = ivw_clock_mono();
+	s64 drift = (s64)((now - opt.clock_base) / 1000) * opt.clock_drift / 1000;
+
+	return now - opt.clock_behind + drift;
 }
 
 /*
@@ -642,7 +656,8 @@ int main(int argc, char **argv)
 	/* Clock and pid: a reader sees a new epoch on every run. */
 	gen = opt.have_generation ? opt.generation :
 	      (now_ns() ^ ((u64)getpid() << 40)) | 1;
-	if (opt.clock_behind)
+	opt.clock_base = ivw_clock_mono();
+	if (opt.clock_behind || opt.clock_drift)
 		writer.clock = guest_clock;
 	ret = ivw_format(&writer, base, &p, gen, cpus, slots);
 	if (ret)

@@ -2,7 +2,6 @@
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /* Host times for a reader's events: --clock, and the clock lines of --stats. */
 #include <errno.h>
-#include <stdint.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
