@@ -9,26 +9,29 @@
 # The guest runs under multi-threaded TCG, one host thread per vCPU, named
 # "CPU N/TCG" (-name ...,debug-threads=on); vCPU 0's thread is pinned to
 # host CPU 0 beside a busy loop, so that it is preempted as well as halted.
-# The host records sched_switch in a tracefs instance of its own, clock
-# mono, while ivring-read --clock host --clock-bound prints the guest's
-# sched, irq and timer events, each with its bound.  The guest works in
-# bursts on both CPUs, with sleeps between them, so each vCPU halts often.
+# The host records the vCPU threads' sched_switch (a filter) in a tracefs
+# instance of its own, clock mono, while ivring-read --clock host
+# --clock-bound prints the guest's sched, irq and timer events, each with
+# its bound.  The guest works in bursts on both CPUs, with sleeps between
+# them, so each vCPU halts often.
 #
 # The guest boots with tsc=reliable, so that its clocksource is the TSC,
 # which each vCPU reads alone.  On the HPET, which a guest whose TSC is
 # unstable uses (as a TCG guest does by default), x86's read_hpet() lets a
 # vCPU that finds another reading the counter take that one's value: an
 # event can then carry the time at which the other vCPU read, while its
-# own thread was off the CPU in the middle of the clock read (include/DESIGN,
-# "Time").  IVRING_GAP_APPEND replaces the guest's extra command line:
+# own thread was off the CPU in the middle of the clock read
+# (include/DESIGN, "Time").  IVRING_GAP_APPEND replaces the guest's extra command line:
 # IVRING_GAP_APPEND= (TCG's default, the HPET) or clocksource=hpet shows
 # those events.
 #
 # Asserted: no event lies inside a gap of its vCPU's thread by more than its
 # bound plus the 2 us of printing (both sides print microseconds); and, as
 # the control that shows the check can fail, the same events shifted by
-# 20 us either way do, many times.  Reported: the gaps, halted (S) and
-# preempted (R), and the events nearest to a gap's inside.
+# 20 us either way do, many times; and the host's ring overwrote none of
+# its events (a gap whose end is lost would seem to last until the next).
+# Reported: the gaps, halted (S) and preempted (R), and the events inside
+# them, within their bound or not.
 # Exit: 0 pass, 1 fail, 4 skip (kselftest).
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -41,32 +44,39 @@ shm=$(vm_shm gap)
 log=$vm_tmp/vm.log
 shift_us=20
 
-# The host's tracefs, mounted here if it is not yet.
+# The host's tracefs, mounted if it is not yet: outside $vm_tmp, which
+# vm_cleanup removes, so that a mount that stays is never emptied.
 tr=/sys/kernel/tracing
 gap_mnt=
-if [ ! -d "$tr/instances" ]; then
-	mkdir "$vm_tmp/tracing" || fail "cannot make $vm_tmp/tracing"
-	mount -t tracefs nodev "$vm_tmp/tracing" 2>/dev/null ||
-		skip "cannot mount tracefs"
-	gap_mnt=$vm_tmp/tracing
-	tr=$gap_mnt
-fi
-inst=$tr/instances/ivring-gap-$$
+host_pid=
 gap_cleanup() {
+	if [ -n "$host_pid" ]; then
+		kill "$host_pid" 2>/dev/null
+		wait "$host_pid" 2>/dev/null
+	fi
 	if [ -d "$inst" ]; then
 		echo 0 >"$inst/tracing_on"
 		rmdir "$inst" || echo "# cannot remove the tracefs instance $inst"
 	fi
-	[ -z "$gap_mnt" ] || umount "$gap_mnt"
+	if [ -n "$gap_mnt" ]; then
+		umount "$gap_mnt" || umount -l "$gap_mnt"
+		rmdir "$gap_mnt"
+	fi
 }
 trap 'rc=$?; gap_cleanup; (exit $rc); vm_cleanup' EXIT
+if [ ! -d "$tr/instances" ]; then
+	gap_mnt=$(mktemp -d "${TMPDIR:-/tmp}/ivring-tracefs.XXXXXX") ||
+		fail "cannot make a directory for tracefs"
+	mount -t tracefs nodev "$gap_mnt" 2>/dev/null || skip "cannot mount tracefs"
+	tr=$gap_mnt
+fi
+inst=$tr/instances/ivring-gap-$$
 mkdir "$inst" 2>/dev/null || skip "cannot make a tracefs instance in $tr"
 [ -e "$inst/events/sched/sched_switch/enable" ] ||
 	skip "the host's kernel has no sched_switch event"
 echo mono >"$inst/trace_clock" || skip "the host's tracefs has no mono clock"
-echo 8192 >"$inst/buffer_size_kb" || fail "cannot size the tracefs instance"
 echo 0 >"$inst/tracing_on"
-echo 1 >"$inst/events/sched/sched_switch/enable" || fail "cannot enable sched_switch"
+# The vCPU threads' switches alone (host_side's filter): a few MB.
 
 cat >"$vm_tmp/guest.sh" <<'GUEST'
 t=/sys/kernel/ivring
@@ -95,12 +105,12 @@ GUEST
 
 # host_side: once the guest is ready, the vCPU threads into
 # $vm_tmp/threads ("vCPU TID"), vCPU 0's pinned beside the busy loop; once
-# the reader has measured the guest's drift, the host's recording on and
-# the guest told to go.  Until the drift is measured, a bound grows by
-# 500 us a second away from a sample: lines whose bounds stay under 10 us
-# for 200 ms of guest time say that it is.
+# the reader has measured the guest's drift, the host's recording of the
+# vCPU threads' switches on, and the guest told to go.  Until the drift is
+# measured, a bound grows by 500 us a second away from a sample: lines
+# whose bounds stay under 10 us for 200 ms (of host time) say that it is.
 host_side() {
-	local qpid tid comm i
+	local qpid tid comm i t0 t1
 
 	vm_wait_line "$log" $$ guest '^GUEST-READY' 300 || return 1
 	qpid=$(pgrep -f "mem-path=/dev/shm/$shm([,]|\$)" | head -n 1)
@@ -109,10 +119,19 @@ host_side() {
 		comm=$(cat "$tid/comm" 2>/dev/null)
 		[[ $comm =~ ^CPU\ ([0-9]+)/TCG$ ]] && echo "${BASH_REMATCH[1]} ${tid##*/}"
 	done >"$vm_tmp/threads"
-	tid=$(awk '$1 == 0 { print $2 }' "$vm_tmp/threads")
-	if [ -z "$tid" ] || [ "$(wc -l <"$vm_tmp/threads")" != 2 ] ||
-	   ! taskset -p -c 0 "$tid" >/dev/null; then
+	t0=$(awk '$1 == 0 { print $2 }' "$vm_tmp/threads")
+	t1=$(awk '$1 == 1 { print $2 }' "$vm_tmp/threads")
+	if [ -z "$t0" ] || [ -z "$t1" ] || [ "$(wc -l <"$vm_tmp/threads")" != 2 ] ||
+	   ! taskset -p -c 0 "$t0" >/dev/null; then
 		echo "# the vCPU threads of qemu $qpid: $(tr '\n' ' ' <"$vm_tmp/threads")"
+		vm_chan_send abort
+		return 1
+	fi
+	if ! echo 4096 >"$inst/buffer_size_kb" ||
+	   ! echo "prev_pid == $t0 || next_pid == $t0 || prev_pid == $t1 || next_pid == $t1" \
+		>"$inst/events/sched/sched_switch/filter" ||
+	   ! echo 1 >"$inst/events/sched/sched_switch/enable"; then
+		echo "# cannot record the host's sched_switch of the vCPU threads"
 		vm_chan_send abort
 		return 1
 	fi
@@ -125,6 +144,7 @@ host_side() {
 		} END { exit !f }' "$vm_tmp/events" && break
 		sleep 0.1
 	done
+	[ "$i" -lt 600 ] || echo "# the reader's bounds did not settle in 60 s: going on"
 	echo 1 >"$inst/tracing_on"
 	vm_chan_send go
 }
@@ -135,7 +155,7 @@ busy=$!
 vm_bg_pids+=("$busy")
 vm_reader_start "$shm" "$vm_tmp/events" "$vm_tmp/reader.err" --clock host --clock-bound
 host_side &
-vm_bg_pids+=("$!")
+host_pid=$!
 vm_run_script "$log" "$vm_tmp/console" "$vm_tmp/guest.sh" --shm "$shm" \
 	--mttcg --qemu-arg -name --qemu-arg "ivring-gap,debug-threads=on" \
 	--append "${IVRING_GAP_APPEND-tsc=reliable}" \
@@ -145,6 +165,9 @@ kill "$busy"
 vm_reader_wait_stopped "$vm_tmp/reader.err" 1
 vm_reader_stop
 cat "$inst/trace" >"$vm_tmp/host" || fail "cannot read the host's trace"
+# A gap whose end the ring overwrote would be taken to last until the next.
+overrun=$(cat "$inst"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { n += $2 } END { print n + 0 }')
+[ "$overrun" = 0 ] || fail "the host's ring overwrote $overrun of its sched_switch events"
 [ -s "$vm_tmp/threads" ] || fail "the vCPU threads were not found"
 grep -E '^clock (samples|bursts|bound)' "$vm_tmp/reader.err" | sed 's/^/# reader: /'
 
@@ -187,7 +210,8 @@ nfile == 3 && match($0, /^ *([0-9]+\.[0-9]+|-) /) {
 	if (b + 0 > widest) widest = b + 0
 	i = gap_at(ev_cpu, t)
 	if (i) {
-		d = depth(ev_cpu, i, t); inside[gk[ev_cpu, i]]++
+		d = depth(ev_cpu, i, t)
+		if (d > slack) beyond[gk[ev_cpu, i]]++; else inside[gk[ev_cpu, i]]++
 		if (d > deepest) deepest = d
 		if (d > slack && nv++ < 10)
 			bad(sprintf("cpu%d: %s at %.0f us lies %d us inside a %s gap of its vCPU (%.0f to %.0f us), beyond its bound %s us", ev_cpu, ev_name, t, d, gk[ev_cpu, i], gs[ev_cpu, i], ge[ev_cpu, i], b))
@@ -200,7 +224,7 @@ nfile == 3 && match($0, /^ *([0-9]+\.[0-9]+|-) /) {
 END {
 	printf "# %d events in host time (%d still in guest time), the widest bound %.3f us\n", nev, guest_times, widest
 	printf "# vCPU gaps: %d halted (S), %d preempted (R); vCPU 0 %d, vCPU 1 %d\n", kinds["S"], kinds["R"], ng[0], ng[1]
-	printf "# events inside a gap, within their bound: %d in S, %d in R, the deepest %d us\n", inside["S"], inside["R"], deepest
+	printf "# events inside a gap: within their bound %d in S, %d in R; beyond it %d in S, %d in R; the deepest %d us\n", inside["S"], inside["R"], beyond["S"], beyond["R"], deepest
 	printf "# shifted by %d us: %d events inside a gap beyond their bound; by -%d us: %d\n", shift, shifted[1], shift, shifted[-1]
 	if (nev < 1000) bad("only " nev " events in host time")
 	if (ng[0] < 100 || ng[1] < 100) bad("too few gaps of a vCPU thread: " ng[0] " and " ng[1])
