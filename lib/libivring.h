@@ -460,9 +460,9 @@ IVRING_API int ivring__checkpoint_load(struct ivring *r, const char *path);
  * that drift is followed.  Returns 1 with a sample, 0 when the guest did
  * not answer in time, gave an answer that its earlier ones refute, or
  * answered too slowly for the sample to be worth keeping (a busy guest,
- * a vCPU that did not run) while a recent better one bounds its time
- * better (since 1.6: before the drift is measured, a slow sample may be
- * the better bound), or
+ * a vCPU that did not run) while a recent sample bounds its time better
+ * (since 1.6: far from the samples, before the drift is measured above
+ * all, a slow sample may be the better bound), or
  * -EPERM (a snapshot handle writes nothing to the segment), -EOPNOTSUPP
  * (the writer does not answer), -EPIPE (the writer is not running), and
  * the errors of ivring__next().  Consuming handles only, then: one per

@@ -103,6 +103,9 @@ const struct ivring_event *read_clock_event(struct ivring *r,
 		*bound_ns = UINT64_MAX;
 		return ev;
 	}
+	/* A bound that saturated is still a host time's. */
+	if (*bound_ns == UINT64_MAX)
+		*bound_ns = UINT64_MAX - 1;
 	*out = *ev;
 	out->ts = t;
 	return out;
