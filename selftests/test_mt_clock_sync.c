@@ -9,6 +9,7 @@
  * do not answer, answer with a clock going backwards, or answer garbage.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "kselftest_harness.h"
@@ -388,8 +389,24 @@ TEST_F(clk, slow_sample_narrows)
 {
 	struct ivring_clock_info ci = { .sz = sizeof(ci) };
 	uint64_t bound, ext, h, g0, g1;
+	cpu_set_t cpus, one;
 	u64 t;
 
+	/*
+	 * The poller and this thread on CPUs of their own: on one, the
+	 * poller's spin holds it until the scheduler switches, and every
+	 * round trip of the first burst took a millisecond.
+	 */
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(cpus), &cpus));
+	if (CPU_COUNT(&cpus) < 2)
+		SKIP(return, "needs two CPUs");
+	CPU_ZERO(&one);
+	for (t = 0; !CPU_ISSET(t, &cpus); t++)
+		;
+	CPU_SET(t, &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	CPU_CLR(t, &cpus);
+	ASSERT_EQ(0, pthread_setaffinity_np(self->t, sizeof(cpus), &cpus));
 	ASSERT_EQ(1, ivring__clock_sync(self->r, 200));
 	ASSERT_EQ(0, ivring__clock_info(self->r, &ci));
 	/* A machine too busy for a fast first sample tells nothing here. */
