@@ -562,6 +562,12 @@ struct ivring_rec_opts {
 	/* Since 1.5: if set, receives the reason of a failed ivring__rec_open() */
 	char *errbuf;
 	size_t errbuf_len;
+	/*
+	 * Since 1.7: the TRACEID of the host's recording, which the guest's
+	 * TIME_SHIFT names, so that trace-cmd links the guest's file to the
+	 * host's (ivring__rec_open_source()); 0: none.
+	 */
+	uint64_t peer_trace_id;
 };
 
 /*
@@ -661,6 +667,72 @@ struct ivring_rec_stats {
 /* Totals over every CPU; fills at most @st->sz bytes. */
 IVRING_API int ivring__rec_stats(const struct ivring_rec *w,
 				 struct ivring_rec_stats *st);
+
+/*
+ * Since 1.7: a recording of pages that come from an ftrace ring buffer
+ * other than a segment's, such as the host kernel's own (trace_pipe_raw of
+ * a tracefs instance), through the same trace.dat writer: the host's side
+ * of its guests' recordings.  The caller reads the pages, checks each with
+ * ivring__page_parse() and passes it to ivring__rec_page(); the rest of
+ * the recording's calls work as for a segment's, but for those that take a
+ * reader (ivring__rec_read(), ivring__rec_formats(), ivring__rec_clock()),
+ * which fail with -EINVAL.
+ */
+struct ivring_rec_format {
+	const char *system;	/* "sched" */
+	const char *text;	/* the event's format file, as tracefs gives it */
+	size_t len;
+};
+
+struct ivring_rec_source {
+	size_t sz;		/* sizeof(struct ivring_rec_source) */
+	const char *name;	/* the file's UNAME, unless opts->name */
+	const char *clock;	/* the ring buffer's trace clock: "mono" */
+	unsigned int nr_cpus;
+	unsigned int page_size;	/* bytes of a ring buffer page: 4096 */
+	/* events/header_page and events/header_event, as tracefs gives them */
+	const char *header_page;
+	const char *header_event;
+	const struct ivring_rec_format *formats;
+	unsigned int nr_formats;
+};
+
+/*
+ * Start a recording of @src's pages into the trace.dat @path, spooled as
+ * ivring__rec_open() spools one (IVRING_REC_SNAPSHOT and IVRING_REC_CTF are
+ * refused: -EINVAL).  The texts are copied.  A format whose ID line is
+ * missing is refused (-EINVAL); one that libtraceevent cannot parse goes
+ * into the file all the same, and only its comms are not learned.  Errors
+ * and their reasons as ivring__rec_open()'s, in opts->errbuf.
+ */
+IVRING_API int ivring__rec_open_source(const struct ivring_rec_source *src,
+				       const char *path,
+				       const struct ivring_rec_opts *opts,
+				       struct ivring_rec **out);
+
+/*
+ * Check a page of an ftrace ring buffer, @size bytes at @data as
+ * trace_pipe_raw gives them, and describe it in @pg (sz set by the caller)
+ * for ivring__rec_page(): its length, events, first and last time, and
+ * the events lost before it.  Returns 0, or 1 when the kernel marks events
+ * lost before the page but had no room to store how many (pg->lost is then
+ * 0), or -EINVAL (a page of another size than its header says) or
+ * -EBADMSG (a record that does not fit the page).
+ */
+IVRING_API int ivring__page_parse(const void *data, size_t size,
+				  struct ivring_page *pg);
+
+/*
+ * A guest that ran on this host while the recording @w of the host's own
+ * ring buffer went: trace-cmd's GUEST option, with the name and TRACEID of
+ * the guest's recording and the host thread id of each of its vCPUs
+ * (@tids[vcpu], @nr_vcpus of them, 0 when unknown).  A guest whose trace id
+ * was given before is replaced.  Only for a recording of
+ * ivring__rec_open_source(): -EINVAL otherwise; -ENOMEM.
+ */
+IVRING_API int ivring__rec_guest(struct ivring_rec *w, const char *name,
+				 uint64_t trace_id, unsigned int nr_vcpus,
+				 const int *tids);
 
 /*
  * Host time in a recording (since 1.3): @r's clock samples

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
+#include <traceevent/event-parse.h>
 
 #include "base/rec_parse.h"
 #include "record/record.h"
@@ -91,6 +92,13 @@ static int copy_formats(struct ivring_rec *w, struct ivring *r)
 	return n;
 }
 
+/* A recording of a source's pages (source.c) has no segment to read. */
+static int no_reader(struct ivring_rec *w)
+{
+	return ivr_err(w, -EINVAL,
+		       "a recording of pages from outside a segment takes no reader");
+}
+
 /* -ESTALE, with the reason, when @r has moved past the recording's generation. */
 static int same_generation(struct ivring_rec *w, struct ivring *r)
 {
@@ -135,6 +143,8 @@ int ivring__rec_formats(struct ivring_rec *w, struct ivring *r)
 
 	if (!w || !r)
 		return -EINVAL;
+	if (w->from_source)
+		return no_reader(w);
 	if (w->failed)
 		return earlier_failure(w);
 	ret = same_generation(w, r);
@@ -146,12 +156,29 @@ int ivring__rec_formats(struct ivring_rec *w, struct ivring *r)
 	return ret;
 }
 
-static void rec_free(struct ivring_rec *w)
+/* What a recording of a source holds besides a segment's (source.c). */
+static void source_free(struct ivring_rec *w)
+{
+	u32 i;
+
+	if (w->tep)
+		tep_free(w->tep);
+	free(w->header_page);
+	free(w->header_event);
+	for (i = 0; i < w->nr_guests; i++) {
+		free(w->guests[i].name);
+		free(w->guests[i].tids);
+	}
+	free(w->guests);
+}
+
+void ivr_rec_free(struct ivring_rec *w)
 {
 	if (w->ops && w->priv)
 		w->ops->free(w);
 	if (w->dirfd >= 0)
 		close(w->dirfd);
+	source_free(w);
 	free(w->path);
 	free(w->name);
 	free(w->seg_path);
@@ -167,37 +194,31 @@ int ivring__rec_clock(struct ivring_rec *w, struct ivring *r)
 {
 	if (!w || !r)
 		return -EINVAL;
+	if (w->from_source)
+		return no_reader(w);
 	return w->ops->clock ? w->ops->clock(w, r) : 0;
 }
 
-static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
-		     const struct ivring_rec_opts *o)
+int ivr_rec_setup_out(struct ivring_rec *w, const char *path,
+		      const struct ivring_rec_opts *o, const char *name)
 {
-	const char *base, *seg, *leaf;
-	int ret;
+	const char *leaf;
 
-	w->info.sz = sizeof(w->info);
-	ret = ivring__info(r, &w->info);
-	if (ret)
-		return ivr_err(w, ret, "%s", ivring__errmsg(r));
 	w->format = o->format;
 	w->version = o->version ? o->version : 7;
 	w->snapshot = o->flags & IVRING_REC_SNAPSHOT;
 	w->any_dir = o->flags & IVRING_REC_ANY_DIR;
 	w->trace_id = o->trace_id;
+	w->peer_trace_id = o->peer_trace_id;
 	while (!w->trace_id &&
 	       getrandom(&w->trace_id, sizeof(w->trace_id), 0) < 0) {
 		if (errno != EINTR)
 			return ivr_err(w, -errno, "getrandom: %s", strerror(errno));
 	}
-	seg = ivr_reader_path(r);
-	base = strrchr(seg, '/');
-	base = base ? base + 1 : seg;
 	w->path = strdup(path);
-	w->seg_path = strdup(seg);
-	w->name = strdup(o->name ? o->name : base);
+	w->name = strdup(o->name ? o->name : name);
 	w->cpus = calloc(w->info.nr_cpus ? w->info.nr_cpus : 1, sizeof(*w->cpus));
-	if (!w->path || !w->seg_path || !w->name || !w->cpus)
+	if (!w->path || !w->name || !w->cpus)
 		return ivr_err(w, -ENOMEM, "out of memory for a recording");
 	/* "DIR/" is DIR: a CTF trace's path names the directory itself. */
 	while (strlen(w->path) > 1 && w->path[strlen(w->path) - 1] == '/')
@@ -218,6 +239,28 @@ static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
 	if (w->dirfd < 0)
 		return w->dirfd;
 	w->sync = ivring__fd_defers_errors(w->dirfd) > 0;
+	return 0;
+}
+
+static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
+		     const struct ivring_rec_opts *o)
+{
+	const char *base, *seg;
+	int ret;
+
+	w->info.sz = sizeof(w->info);
+	ret = ivring__info(r, &w->info);
+	if (ret)
+		return ivr_err(w, ret, "%s", ivring__errmsg(r));
+	seg = ivr_reader_path(r);
+	base = strrchr(seg, '/');
+	base = base ? base + 1 : seg;
+	w->seg_path = strdup(seg);
+	if (!w->seg_path)
+		return ivr_err(w, -ENOMEM, "out of memory for a recording");
+	ret = ivr_rec_setup_out(w, path, o, base);
+	if (ret)
+		return ret;
 	ret = copy_formats(w, r);
 	if (ret < 0)
 		return ret;
@@ -234,10 +277,24 @@ static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
 static int open_failed(struct ivring *r, const struct ivring_rec_opts *opts,
 		       int ret, const struct ivr_msg *why)
 {
+	ivr_rec_say(opts, why->text);
+	return ivr_reader_fail(r, ret, why->text);
+}
+
+void ivr_rec_say(const struct ivring_rec_opts *opts, const char *why)
+{
 	if (ivr_struct_has(opts, struct ivring_rec_opts, errbuf_len) &&
 	    opts->errbuf && opts->errbuf_len)
-		snprintf(opts->errbuf, opts->errbuf_len, "%s", why->text);
-	return ivr_reader_fail(r, ret, why->text);
+		snprintf(opts->errbuf, opts->errbuf_len, "%s", why);
+}
+
+int ivr_rec_open_args(const struct ivring_rec_opts *opts,
+		      struct ivring_rec **out)
+{
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	return !opts || opts->sz < sizeof(opts->sz) ? -EINVAL : 0;
 }
 
 /* Options that this library can do: 0, or -EINVAL with the reason. */
@@ -260,6 +317,17 @@ static int check_opts(const struct ivring_rec_opts *o, struct ivr_msg *why)
 	return 0;
 }
 
+int ivr_rec_take_opts(struct ivring_rec_opts *o,
+		      const struct ivring_rec_opts *opts, struct ivr_msg *why)
+{
+	/* A program built against an older header: its fields, then zeros. */
+	if (ivr_struct_in(o, sizeof(*o), opts, REC_OPTS_SZ_FIRST))
+		return ivr_msg_set(why, -EINVAL, opts->sz < REC_OPTS_SZ_FIRST ?
+				   "ivring__rec_open: options too short" :
+				   "ivring__rec_open: unknown options");
+	return check_opts(o, why);
+}
+
 int ivring__rec_open(struct ivring *r, const char *path,
 		     const struct ivring_rec_opts *opts, struct ivring_rec **out)
 {
@@ -268,29 +336,17 @@ int ivring__rec_open(struct ivring *r, const char *path,
 	struct ivr_msg why;
 	int ret;
 
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	if (!opts || opts->sz < sizeof(opts->sz))
+	if (ivr_rec_open_args(opts, out))
 		return -EINVAL;
 	if (!r || !path || !*path) {
 		ivr_msg_set(&why, -EINVAL, "ivring__rec_open: %s",
 			    !r ? "no reader" : "no path to record into");
-		if (ivr_struct_has(opts, struct ivring_rec_opts, errbuf_len) &&
-		    opts->errbuf && opts->errbuf_len)
-			snprintf(opts->errbuf, opts->errbuf_len, "%s", why.text);
+		ivr_rec_say(opts, why.text);
 		return r ? ivr_reader_fail(r, -EINVAL, why.text) : -EINVAL;
 	}
-	/* A program built against an older header: its fields, then zeros. */
-	if (ivr_struct_in(&o, sizeof(o), opts, REC_OPTS_SZ_FIRST)) {
-		ivr_msg_set(&why, -EINVAL, opts->sz < REC_OPTS_SZ_FIRST ?
-			    "ivring__rec_open: options too short" :
-			    "ivring__rec_open: unknown options");
-		return open_failed(r, opts, -EINVAL, &why);
-	}
-	ret = check_opts(&o, &why);
+	ret = ivr_rec_take_opts(&o, opts, &why);
 	if (ret)
-		return open_failed(r, &o, ret, &why);
+		return open_failed(r, opts, ret, &why);
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		ivr_msg_set(&why, -ENOMEM, "out of memory for a recording");
@@ -302,7 +358,7 @@ int ivring__rec_open(struct ivring *r, const char *path,
 	ret = rec_setup(w, r, path, &o);
 	if (ret) {
 		why = w->err;
-		rec_free(w);
+		ivr_rec_free(w);
 		return open_failed(r, &o, ret, &why);
 	}
 	*out = w;
@@ -404,6 +460,8 @@ int ivring__rec_read(struct ivring_rec *w, struct ivring *r, unsigned int cpu,
 	if (!w || !r || !pg ||
 	    !ivr_struct_has(pg, struct ivring_page, data))
 		return -EINVAL;
+	if (w->from_source)
+		return no_reader(w);
 	ret = check_page(w, cpu, NULL);
 	if (ret)
 		return ret;
@@ -508,7 +566,7 @@ int ivring__rec_close(struct ivring_rec *w, char *errbuf, size_t errbuf_len)
 		ret = w->ops->end(w);
 	if (ret && errbuf && errbuf_len)
 		snprintf(errbuf, errbuf_len, "%s", w->err.text);
-	rec_free(w);
+	ivr_rec_free(w);
 	return ret;
 }
 

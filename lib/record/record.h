@@ -73,6 +73,14 @@ struct ivr_rec_fmt {
 	u32 flags;		/* IVRING_FORMAT_* */
 };
 
+/* A guest of a host's recording: trace-cmd's GUEST option (source.c). */
+struct ivr_rec_guest {
+	char *name;
+	u64 trace_id;
+	u32 nr_vcpus;
+	int32_t *tids;		/* by vCPU */
+};
+
 struct ivr_rec_cpu {
 	u64 pages;
 	u64 events;
@@ -92,6 +100,7 @@ struct ivring_rec {
 	bool snapshot;			/* IVRING_REC_SNAPSHOT */
 	bool any_dir;			/* IVRING_REC_ANY_DIR */
 	u64 trace_id;			/* never 0 */
+	u64 peer_trace_id;		/* the host's, for TIME_SHIFT; 0: unknown */
 	char *name;			/* the guest's */
 	/* the segment at open */
 	struct ivring_info info;
@@ -103,12 +112,39 @@ struct ivring_rec {
 	u32 src_listed;			/* the reader's formats looked at */
 	u64 fmts_gen;			/* bumped when formats were appended */
 	struct ivr_rec_cpu *cpus;	/* info.nr_cpus */
+	/*
+	 * A recording of pages from outside a segment (source.c): no reader
+	 * behind it; the events' formats parsed here, for their comms; the
+	 * ring buffer's own header texts; the guests it hosts.
+	 */
+	bool from_source;
+	struct tep_handle *tep;
+	char *header_page;
+	char *header_event;
+	struct ivr_rec_guest *guests;
+	u32 nr_guests;
 	u64 meta_bytes;			/* written besides the CPU data */
 	bool failed;			/* a write failed: the file is incomplete */
 	/* Its filesystem reports write errors at fsync only: writes sync. */
 	bool sync;
 	struct ivr_msg err;
 };
+
+/*
+ * record.c, for source.c: the arguments that every open checks first (0,
+ * or -EINVAL); a failed open's reason into opts->errbuf; the options a
+ * caller passed, taken as this library knows them and checked (0, or
+ * -EINVAL with @why); the parts of an open that do not depend on where
+ * the pages come from, once w->info is set; and freeing a recording.
+ */
+int ivr_rec_open_args(const struct ivring_rec_opts *opts,
+		      struct ivring_rec **out);
+void ivr_rec_say(const struct ivring_rec_opts *opts, const char *why);
+int ivr_rec_take_opts(struct ivring_rec_opts *o,
+		      const struct ivring_rec_opts *opts, struct ivr_msg *why);
+int ivr_rec_setup_out(struct ivring_rec *w, const char *path,
+		      const struct ivring_rec_opts *o, const char *name);
+void ivr_rec_free(struct ivring_rec *w);
 
 /* io.c: write all of @len bytes at the file's offset; -errno on failure. */
 int ivr_write_all(int fd, const void *buf, size_t len);

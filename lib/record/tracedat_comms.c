@@ -8,10 +8,11 @@
  * comms: at most IVR_COMMS_MAX are kept.
  */
 #include <string.h>
+#include <traceevent/event-parse.h>
 
 #include "record/tracedat.h"
 
-/* The comm sources of w->fmts[@from ..]. */
+/* The comm sources of w->fmts[@from ..]; @r NULL: w->from_source. */
 void ivr_td_find_comm_srcs(struct tracedat *t, struct ivring_rec *w,
 			   struct ivring *r, u32 from)
 {
@@ -19,7 +20,9 @@ void ivr_td_find_comm_srcs(struct tracedat *t, struct ivring_rec *w,
 	u32 i, k, n;
 
 	for (i = from; i < w->nr_fmts; i++) {
-		struct tep_event *ev = ivring__event(r, w->fmts[i].id);
+		/* A source's formats were parsed at its open (source.c). */
+		struct tep_event *ev = r ? ivring__event(r, w->fmts[i].id) :
+				       tep_find_event(w->tep, w->fmts[i].id);
 
 		if (!ev)
 			continue;

@@ -71,22 +71,38 @@ static void put_cmdlines(struct obuf *b, struct tracedat *t)
 	set64(b, at, b->len - at - 8);
 }
 
-/* ring_buffer_print_page_header(): the page header as the guest has it. */
-static void put_header_info(struct obuf *b, u32 page_size)
+/*
+ * ring_buffer_print_page_header() and ring_buffer_print_entry_header():
+ * as the guest's ring buffer has them, or as a source gave its own
+ * (source.c: the host kernel's, which lays out its pages the same way).
+ */
+static void put_header_info(struct obuf *b, struct ivring_rec *w)
 {
+	u32 page_size = ((struct tracedat *)w->priv)->page_size;
 	char text[512];
 	int n;
 
-	n = snprintf(text, sizeof(text),
-		     "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-		     "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-		     "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-		     "\tfield: char data;\toffset:16;\tsize:%u;\tsigned:1;\n",
-		     page_size - 16);
 	put_str(b, "header_page");
-	put64(b, n);
-	put(b, text, n);
-	/* ring_buffer_print_entry_header(): the record header of <linux/ivring.h> */
+	if (w->header_page) {
+		put64(b, strlen(w->header_page));
+		put(b, w->header_page, strlen(w->header_page));
+	} else {
+		n = snprintf(text, sizeof(text),
+			     "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+			     "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+			     "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+			     "\tfield: char data;\toffset:16;\tsize:%u;\tsigned:1;\n",
+			     page_size - 16);
+		put64(b, n);
+		put(b, text, n);
+	}
+	put_str(b, "header_event");
+	if (w->header_event) {
+		put64(b, strlen(w->header_event));
+		put(b, w->header_event, strlen(w->header_event));
+		return;
+	}
+	/* The record header of <linux/ivring.h> */
 	n = snprintf(text, sizeof(text),
 		     "# compressed entry header\n"
 		     "\ttype_len    :    5 bits\n"
@@ -99,7 +115,6 @@ static void put_header_info(struct obuf *b, u32 page_size)
 		     "\tdata max type_len  == %d\n",
 		     IVRING_TYPE_PADDING, IVRING_TYPE_TIME_EXTEND,
 		     IVRING_TYPE_TIME_STAMP, 28);
-	put_str(b, "header_event");
 	put64(b, n);
 	put(b, text, n);
 }
@@ -184,8 +199,9 @@ static void put_option_str(struct obuf *b, u16 id, const char *s)
 /*
  * Host time (ivring__rec_clock()): trace-cmd's TIME_SHIFT, which makes
  * trace-cmd report add the offset, interpolated between samples, to every
- * time stamp.  The host's trace id is not known here (0); trace-cmd
- * corrects the times without it.  Every CPU gets the same samples, with no
+ * time stamp.  It names the host's recording (ivring_rec_opts
+ * peer_trace_id), whose GUEST option names this one: 0 when none was
+ * given, and trace-cmd corrects the times without it.  Every CPU gets the same samples, with no
  * scaling, and no fraction bits follow.
  */
 static void put_time_shift(struct obuf *b, struct ivring_rec *w)
@@ -196,7 +212,7 @@ static void put_time_shift(struct obuf *b, struct ivring_rec *w)
 
 	put16(b, OPT_TIME_SHIFT);
 	put32(b, (u32)len);
-	put64(b, 0);				/* the host's trace id */
+	put64(b, w->peer_trace_id);
 	put32(b, 1);				/* interpolate */
 	put32(b, w->info.nr_cpus);
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
@@ -207,6 +223,30 @@ static void put_time_shift(struct obuf *b, struct ivring_rec *w)
 			put64(b, (u64)t->shift_off[i]);
 		for (i = 0; i < n; i++)
 			put64(b, 1);
+	}
+}
+
+/*
+ * A host's recording: a GUEST option per guest (trace-cmd's
+ * trace_guest_load() reads them), its name, its recording's TRACEID, and
+ * each vCPU's host thread.
+ */
+static void put_guests(struct obuf *b, struct ivring_rec *w)
+{
+	u32 i, cpu;
+
+	for (i = 0; i < w->nr_guests; i++) {
+		const struct ivr_rec_guest *g = &w->guests[i];
+
+		put16(b, OPT_GUEST);
+		put32(b, strlen(g->name) + 1 + 8 + 4 + 8 * g->nr_vcpus);
+		put_str(b, g->name);
+		put64(b, g->trace_id);
+		put32(b, g->nr_vcpus);
+		for (cpu = 0; cpu < g->nr_vcpus; cpu++) {
+			put32(b, cpu);
+			put32(b, (u32)g->tids[cpu]);
+		}
 	}
 }
 
@@ -225,6 +265,7 @@ static void put_common_options(struct obuf *b, struct ivring_rec *w)
 	put_option_str(b, OPT_VERSION, "ivring " IVRING_VERSION);
 	if (t->nr_shift)
 		put_time_shift(b, w);
+	put_guests(b, w);
 }
 
 /* The offset of each CPU's data, once the metadata is @meta bytes long. */
@@ -259,7 +300,7 @@ static void put_magic(struct obuf *b, struct ivring_rec *w, unsigned int v)
 void ivr_td_v6_head(struct obuf *b, struct ivring_rec *w)
 {
 	put_magic(b, w, 6);
-	put_header_info(b, ((struct tracedat *)w->priv)->page_size);
+	put_header_info(b, w);
 	put32(b, 0);				/* ftrace's own events */
 	put_event_formats(b, w);
 	put32(b, 0);				/* kallsyms */
@@ -307,7 +348,7 @@ static u64 put_section(struct obuf *b, u16 id,
 
 static void fill_header_info(struct obuf *b, struct ivring_rec *w)
 {
-	put_header_info(b, ((struct tracedat *)w->priv)->page_size);
+	put_header_info(b, w);
 }
 
 static void fill_event_formats(struct obuf *b, struct ivring_rec *w)
