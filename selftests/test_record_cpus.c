@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
+#include "fd_count.h"
 #include "seg_util.h"
 
 #define NR_CPUS		1015
@@ -58,20 +59,6 @@ FIXTURE(cpus)
 	size_t base_heap;
 	size_t max_heap;
 };
-
-static int nr_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n - 1;	/* the one opendir() holds */
-}
 
 /* The highest fd open, or -1. */
 static int top_fd(void)
