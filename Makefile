@@ -96,17 +96,21 @@ BASE_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE $(WARNINGS) -MMD -MP \
 TEP_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags libtraceevent 2>/dev/null)
 TEP_LIBS	:= $(or $(shell $(PKG_CONFIG) --libs libtraceevent 2>/dev/null),-ltraceevent)
 LIBS		:= $(TEP_LIBS) -lpthread -ldl
-# The tools' many-guest registry (tools/guest_registry.c); not the library's.
+# The tools' many-guest registry (tools/guest_registry.c), and the host's own
+# trace through libtracefs (tools/host_trace.c); not the library's.
 URCU_LIBS	:= -lurcu -lurcu-cds
-TOOL_LIBS	:= $(URCU_LIBS) $(LIBS)
+TRACEFS_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags libtracefs 2>/dev/null)
+TRACEFS_LIBS	:= $(or $(shell $(PKG_CONFIG) --libs libtracefs 2>/dev/null),-ltracefs)
+TOOL_LIBS	:= $(URCU_LIBS) $(TRACEFS_LIBS) $(LIBS)
 
 # Who may include whom (include/DESIGN, section 2): one include path per
 # folder.
 lib_INC		:= -Iinclude/uapi -Ilib $(TEP_CFLAGS) -fvisibility=hidden
 writer_INC	:= -Iinclude/uapi -Iinclude/writer
-tools_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools $(TEP_CFLAGS)
+tools_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools $(TEP_CFLAGS) \
+		   $(TRACEFS_CFLAGS)
 selftests_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools -Iselftests \
-		   -isystem $(KSFT_DIR) $(TEP_CFLAGS) \
+		   -isystem $(KSFT_DIR) $(TEP_CFLAGS) $(TRACEFS_CFLAGS) \
 		   -DIVRING_SELFTESTS_DATA=\"$(CURDIR)/selftests/data\"
 
 VARIANTS	:= plain asan tsan
@@ -496,6 +500,7 @@ clean:
 
 # Every Debian package that building, checking and the VM tests need.
 DEB_PKGS	:= build-essential make pkg-config xz-utils libtraceevent-dev \
+		   libtracefs-dev \
 		   liburcu-dev linux-source-6.1 babeltrace2 trace-cmd \
 		   kernelshark xvfb xauth imagemagick xdotool \
 		   qemu-system-x86 busybox-static socat cpio kmod procps dkms \

@@ -20,6 +20,7 @@
 
 #include "libivring.h"
 #include "follow.h"
+#include "host_trace.h"
 #include "out_record.h"
 #include "out_text.h"
 #include "read_common.h"
@@ -143,8 +144,13 @@ static int record(struct read_opts *o)
 		.any_dir = o->any_dir,
 		.progress = o->path && !o->quiet && isatty(STDERR_FILENO),
 	};
+	struct host_trace_conf hc = {
+		.output = o->host,
+		.version = o->version,
+	};
 	const char *dir = o->ctf ? o->ctf : o->output;
 	struct seg_conf c;
+	int err, host_err;
 
 	seg_conf_init(&c, o);
 	c.ops = &rec_ops;
@@ -152,7 +158,15 @@ static int record(struct read_opts *o)
 	/* Many: one recording per guest in the directory of -o or --ctf. */
 	if (!o->path && own_dir(dir, o->any_dir))
 		return EXIT_RUNTIME;
-	return run(o, &c, &o->many);
+	if (o->host) {
+		err = host_trace_start(&hc, &rc.host);
+		if (err)
+			return err;
+	}
+	err = run(o, &c, &o->many);
+	/* After the guests' last pages: the host's until then go in too. */
+	host_err = host_trace_stop(rc.host);
+	return err ? err : host_err;
 }
 
 /*

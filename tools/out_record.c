@@ -27,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "libivring.h"
 #include "out_record.h"
@@ -92,6 +94,48 @@ static int name_part(const struct rec_conf *rc, struct rec_out *ro)
 	return 0;
 }
 
+/* --host: a file's TRACEID, chosen here so that the host's file names it. */
+static uint64_t new_trace_id(void)
+{
+	uint64_t id = 0;
+
+	while (!id && (getrandom(&id, sizeof(id), 0) >= 0 || errno == EINTR))
+		;
+	return id ? id : now_ns() ^ ((uint64_t)getpid() << 32);
+}
+
+/*
+ * --host: the host's file names this recording, and the host threads that
+ * run its vCPUs, found from the QEMU process that maps the segment.
+ * Without them the files are linked all the same, and it is said why.
+ */
+static void link_guest(struct seg *s, struct rec_out *ro, uint64_t trace_id)
+{
+	const struct rec_conf *rc = seg_arg(s);
+	struct vcpu_threads v = { 0 };
+	char why[512], msg[PATH_MAX + 640];
+	struct ivring_info info = { .sz = sizeof(info) };
+	const char *name = rc->name ? rc->name : s->name;
+	int ret;
+
+	/* The file the reader opened, whatever the path names by now. */
+	ret = ivring__info(s->r, &info);
+	if (ret)
+		snprintf(why, sizeof(why), "%s", ivring__errmsg(s->r));
+	else
+		ret = vcpu_threads_find("/proc", (dev_t)info.file_dev,
+					(ino_t)info.file_ino, &v, why,
+					sizeof(why));
+	if (ret) {
+		snprintf(msg, sizeof(msg),
+			 "%s: its vCPUs' host threads are not named in the host's trace: %s",
+			 ro->out, why);
+		rec_warn(s, msg);
+	}
+	host_trace_guest(rc->host, name, trace_id, ret ? NULL : &v);
+	vcpu_threads_free(&v);
+}
+
 /* Open the file or directory of ro->part. */
 static int start_file(struct seg *s, struct rec_out *ro)
 {
@@ -108,6 +152,10 @@ static int start_file(struct seg *s, struct rec_out *ro)
 	struct ivring_info info = { .sz = sizeof(info) };
 	int ret;
 
+	if (rc->host) {
+		opts.trace_id = new_trace_id();
+		opts.peer_trace_id = host_trace_id(rc->host);
+	}
 	ret = name_part(rc, ro);
 	if (ret)
 		return ret;
@@ -131,6 +179,8 @@ static int start_file(struct seg *s, struct rec_out *ro)
 		rec_warn(s, ivring__errmsg(s->r));
 		return ret == -EINVAL || ret == -EEXIST ? EXIT_USAGE : EXIT_RUNTIME;
 	}
+	if (rc->host)
+		link_guest(s, ro, opts.trace_id);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "host_trace.h"
 #include "seg.h"
 
 /* What the run records into (seg_conf.arg). */
@@ -27,6 +28,8 @@ struct rec_conf {
 	/* --any-dir: a directory of another user's, or others', is taken */
 	bool any_dir;
 	bool progress;		/* a progress line on stderr */
+	/* --host: the host's trace, which links each recording */
+	struct host_trace *host;
 };
 
 extern const struct seg_ops rec_ops;

@@ -29,7 +29,7 @@
 enum {
 	OPT_CHECKPOINT = 256, OPT_RESUME, OPT_CLOCK, OPT_CTF, OPT_WATCH,
 	OPT_MATCH, OPT_THREADS, OPT_STATS_INTERVAL, OPT_ANY_DIR, OPT_OWNER,
-	OPT_MAX_GUESTS, OPT_CLOCK_BOUND,
+	OPT_MAX_GUESTS, OPT_CLOCK_BOUND, OPT_HOST,
 };
 
 #define M_TEXT		1U
@@ -64,6 +64,7 @@ static const struct read_option {
 	{ { "file-version", required_argument, NULL, 'V' }, M_RECORD, 0 },
 	{ { "ctf", required_argument, NULL, OPT_CTF }, M_RECORD, ARG(ctf) },
 	{ { "name", required_argument, NULL, 'N' }, M_RECORD, ARG(name) },
+	{ { "host", required_argument, NULL, OPT_HOST }, M_RECORD, ARG(host) },
 	{ { "any-dir", no_argument, NULL, OPT_ANY_DIR }, M_RECORD,
 	  FLAG(any_dir) },
 	{ { "follow", no_argument, NULL, 'f' }, M_BOTH, FLAG(follow) },
@@ -237,6 +238,7 @@ static void parse_clock(struct read_opts *o, const char *arg)
 {
 	bool ok = read_clock_parse(arg, &o->clock);
 
+	o->clock_set = true;
 	/* A trace.dat's times are in one clock: the guest's, or the host's. */
 	if (o->record && (!ok || o->clock == IVRING_HOST_REALTIME))
 		usage_error("--clock '%s': guest or host (a trace.dat's times are its clock's)",
@@ -395,6 +397,24 @@ static void check_modes(const struct read_opts *o)
 	}
 }
 
+/*
+ * --host: the host's trace is recorded while the guests are, into a
+ * trace.dat that trace-cmd merges with theirs, so their times are the
+ * host's (--clock host, which --host implies).
+ */
+static void check_host(struct read_opts *o)
+{
+	if (!o->host)
+		return;
+	if (o->ctf)
+		usage_error("--host writes a trace.dat, to go with the guests' trace.dat recordings, not with --ctf");
+	if (!o->follow && !o->many.watch)
+		usage_error("--host records the host while the guests are followed: add -f (or --watch)");
+	if (o->clock_set && !o->clock)
+		usage_error("--host: the guests' times must be the host's (--clock host), to go with the host's trace");
+	o->clock = IVRING_HOST_MONOTONIC;
+}
+
 void read_parse(int argc, char **argv, struct read_opts *o)
 {
 	struct getopt_tables t;
@@ -416,6 +436,7 @@ void read_parse(int argc, char **argv, struct read_opts *o)
 		usage_error("--ctf writes a CTF directory: -o and --file-version are for trace.dat");
 	if (o->clock_bound && !o->clock)
 		usage_error("--clock-bound: the bound is of host times; add --clock host or --clock realtime");
+	check_host(o);
 	segments(argc, argv, o);
 	check_modes(o);
 	if (o->record && o->path && !o->ctf && !o->output)

@@ -24,6 +24,7 @@ struct read_opts {
 	bool peek;
 	bool stats;
 	unsigned int clock;	/* --clock: IVRING_HOST_*; 0: the guest's */
+	bool clock_set;		/* --clock was given */
 	bool clock_bound;	/* --clock-bound */
 	struct handover handover;
 	/* Text. */
@@ -37,6 +38,7 @@ struct read_opts {
 	unsigned int version;	/* -V; 0: the default */
 	bool quiet;
 	bool any_dir;		/* --any-dir */
+	const char *host;	/* --host FILE: the host's own trace too */
 };
 
 /*

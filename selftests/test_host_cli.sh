@@ -1,0 +1,292 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# SPDX-FileCopyrightText: 2026 The ivring authors
+#
+# ivring-read record --host against the host's real tracefs and Debian's
+# trace-cmd, without a guest: ivring-gen writes the segment and
+# fake_vcpus stands in for QEMU (it maps the segment and names two threads
+# "CPU N/TCG").  The host's file holds the host's scheduler events,
+# fake_vcpus' threads among them; its GUEST option names the guest's file
+# by its TRACEID with those two threads; the guest's TIME_SHIFT names the
+# host's TRACEID; trace-cmd report -i host -i guest prints one timeline.
+# No tracefs instance is left after an end, a failure, or a usage error,
+# and one that a killed recorder left is removed by the next.
+#
+# Needs root (tracefs), $IVRING_TOOLS/ivring-read and ivring-gen,
+# $IVRING_HELPERS/fake_vcpus, trace-cmd.  Exit: 0 pass, 1 fail, 4 skip.
+
+here=$(cd "$(dirname "$0")" && pwd)
+tools=${IVRING_TOOLS:-$here/../tools}
+helpers=${IVRING_HELPERS:-$here/../helpers}
+read_bin=$tools/ivring-read
+gen=$tools/ivring-gen
+fake=$helpers/fake_vcpus
+
+if [ ! -x "$read_bin" ] || [ ! -x "$gen" ] || [ ! -x "$fake" ]; then
+	echo "# SKIP: need ivring-read, ivring-gen and fake_vcpus; set IVRING_TOOLS and IVRING_HELPERS"
+	exit 4
+fi
+if ! command -v trace-cmd >/dev/null; then
+	echo "# SKIP: no trace-cmd (apt-get install trace-cmd)"
+	exit 4
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "# SKIP: the host's tracefs needs root"
+	exit 4
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ivring-host.XXXXXX") || exit 1
+shm=ivt-host-$$
+bg=()
+cleanup() {
+	[ ${#bg[@]} -gt 0 ] && kill "${bg[@]}" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$tmp"
+	rm -f "/dev/shm/$shm" "/dev/shm/$shm-b"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+. "$here/tap.sh"
+
+# The instances of recorders of this test's, in the tracefs that
+# libtracefs uses (mounted by the first run if it was not).
+tracefs() {
+	awk '$3 == "tracefs" { print $2; exit }' /proc/mounts
+}
+instances() {
+	local t
+	t=$(tracefs)
+	[ -n "$t" ] || return 0
+	ls "$t/instances" 2>/dev/null | grep -x -e "ivring-host-$1"
+}
+
+has_instance() {
+	test -n "$(instances "$1")"
+}
+# Both recordings have pages in their spools.
+spooled() {
+	test "$(stat -c %s "$1.cpu0" 2>/dev/null || echo 0)" -gt 0 &&
+		test "$(stat -c %s "$2.cpu0" 2>/dev/null || echo 0)" -gt 0
+}
+vcpus_up() {
+	test "$(wc -l <"$tmp/vcpus" 2>/dev/null)" -ge 2
+}
+vcpus_up_b() {
+	test "$(wc -l <"$tmp/vcpus-b" 2>/dev/null)" -ge 3
+}
+
+# wait_for WHAT CMD...: until CMD succeeds (evaluated anew each time);
+# 60 s at most, so that a broken recorder fails the test rather than
+# hanging it.
+wait_for() {
+	local what=$1 i
+	shift
+	for ((i = 0; i < 6000; i++)); do
+		"$@" && return 0
+		sleep 0.01
+	done
+	echo "# timed out waiting for $what"
+	return 1
+}
+
+# The guest's clock runs 1000 s behind the host's: only TIME_SHIFT puts
+# its events among the host's.
+"$gen" -q -c 2 --rate 2000 -k --answer-clock --clock-behind 1000000000000 \
+	"$shm" &
+gen_pid=$!
+bg+=("$gen_pid")
+wait_for "the segment" test -s "/dev/shm/$shm" || exit 1
+# fake_vcpus holds stdin open until the test ends: its own FIFO.
+mkfifo "$tmp/hold"
+"$fake" "/dev/shm/$shm" 2 <"$tmp/hold" >"$tmp/vcpus" &
+fake_pid=$!
+bg+=("$fake_pid")
+exec 9>"$tmp/hold"
+wait_for "the vCPU threads" vcpus_up || exit 1
+tid0=$(awk '$2 == 0 { print $3 }' "$tmp/vcpus")
+tid1=$(awk '$2 == 1 { print $3 }' "$tmp/vcpus")
+
+# --- one recording, ended by Ctrl-C --------------------------------------
+
+cd "$tmp" || exit 1
+"$read_bin" record -f -o g.dat --host h.dat "/dev/shm/$shm" 2>"$tmp/rec.err" &
+rec=$!
+bg+=("$rec")
+wait_for "the host's instance" has_instance "$rec"
+# Pages of both: the guest's spools and the host's grow.
+wait_for "the recordings" spooled g.dat h.dat
+kill -INT "$rec"
+wait "$rec"
+rc=$?
+check_rc() { [ "$rc" -eq 0 ]; }
+if check_rc; then ok "record --host ends on Ctrl-C with 0"; else
+	not_ok "record --host ends on Ctrl-C with 0 (exit $rc)"
+	sed 's/^/# /' "$tmp/rec.err"
+fi
+if [ -z "$(instances "$rec")" ]; then
+	ok "its tracefs instance is gone"
+else
+	not_ok "its tracefs instance is gone"
+fi
+if grep -q "h.dat: [1-9][0-9]* host events" "$tmp/rec.err"; then
+	ok "it says what the host's file holds"
+else
+	not_ok "it says what the host's file holds"
+	sed 's/^/# /' "$tmp/rec.err"
+fi
+
+trace-cmd dump --options -i h.dat >"$tmp/h.opts" 2>&1
+trace-cmd dump --options -i g.dat >"$tmp/g.opts" 2>&1
+# The value on the line after an option's name.
+opt() {
+	awk -v o="$2" 'f { print $1; exit } $0 ~ "\\[Option " o "," { f = 1 }' "$1"
+}
+host_id=$(opt "$tmp/h.opts" TRACEID)
+guest_id=$(opt "$tmp/g.opts" TRACEID)
+peer=$(awk '/peer.s trace id/ { print $1; exit }' "$tmp/g.opts")
+if [ -n "$host_id" ] && [ "$peer" = "$host_id" ]; then
+	ok "the guest's TIME_SHIFT names the host's TRACEID"
+else
+	not_ok "the guest's TIME_SHIFT names the host's TRACEID ($peer, host $host_id)"
+fi
+# GUEST: the name, the trace id, the vCPU count, then each vCPU's thread.
+awk '/\[Option GUEST,/ { f = 1; next } f && /\[Option / { exit } f' \
+	"$tmp/h.opts" >"$tmp/guest"
+if grep -q "^$shm \[Guest name\]" "$tmp/guest" &&
+   grep -qi "^$guest_id \[trace id\]" "$tmp/guest" &&
+   grep -q "^2 \[Guest CPUs\]" "$tmp/guest"; then
+	ok "the host's GUEST option names the guest's file"
+else
+	not_ok "the host's GUEST option names the guest's file (guest $guest_id)"
+	sed 's/^/# /' "$tmp/guest"
+fi
+if grep -Eq "^[[:space:]]*0[^0-9]+$tid0([^0-9]|$)" "$tmp/guest" &&
+   grep -Eq "^[[:space:]]*1[^0-9]+$tid1([^0-9]|$)" "$tmp/guest"; then
+	ok "... with each vCPU's host thread"
+else
+	not_ok "... with each vCPU's host thread ($tid0 $tid1)"
+	sed 's/^/# /' "$tmp/guest"
+fi
+
+trace-cmd report -i h.dat -i g.dat >"$tmp/both" 2>"$tmp/both.err"
+if grep -q "^ *h.dat: .*sched_switch: .*CPU 0/TCG:$tid0 " "$tmp/both" &&
+   grep -q "^ *h.dat: .*sched_switch: .*CPU 1/TCG:$tid1 " "$tmp/both"; then
+	ok "the host's file shows the vCPU threads being scheduled"
+else
+	not_ok "the host's file shows the vCPU threads being scheduled"
+	head -n 5 "$tmp/both" "$tmp/both.err" | sed 's/^/# /'
+fi
+# One timeline: both files' events, and the times never go back.
+awk '
+	/^ *[gh]\.dat: / {
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; break }
+		if (t < last) back++
+		last = t
+		if ($1 == "g.dat:") g++; else h++
+		if (prev != "" && prev != $1) turns++
+		prev = $1
+	}
+	END {
+		printf "# %d guest and %d host events, %d turns, %d back\n",
+		       g, h, turns, back
+		exit !(g > 100 && h > 100 && turns > 10 && !back)
+	}' "$tmp/both"
+if [ $? -eq 0 ]; then
+	ok "trace-cmd report -i host -i guest: one timeline"
+else
+	not_ok "trace-cmd report -i host -i guest: one timeline"
+fi
+
+# --- two guests, one host file -------------------------------------------
+
+"$gen" -q -c 1 --rate 1000 -k --answer-clock "$shm-b" &
+bg+=("$!")
+wait_for "the second segment" test -s "/dev/shm/$shm-b" || exit 1
+mkfifo "$tmp/hold-b"
+"$fake" "/dev/shm/$shm-b" 3 <"$tmp/hold-b" >"$tmp/vcpus-b" &
+bg+=("$!")
+exec 7>"$tmp/hold-b"
+wait_for "the second guest's vCPU threads" vcpus_up_b || exit 1
+mkdir -m 700 two
+"$read_bin" record -f -o two --host two.dat "/dev/shm/$shm" "/dev/shm/$shm-b" \
+	2>"$tmp/two.err" &
+rec=$!
+bg+=("$rec")
+wait_for "both guests' recordings" spooled "two/$shm.dat" "two/$shm-b.dat"
+kill -INT "$rec"
+wait "$rec"
+rc=$?
+trace-cmd dump --options -i two.dat >"$tmp/two.opts" 2>&1
+ids=$(for f in "two/$shm.dat" "two/$shm-b.dat"; do
+	trace-cmd dump --options -i "$f" 2>/dev/null |
+		awk 'f { print $1; exit } /\[Option TRACEID,/ { f = 1 }'
+done)
+guests=$(awk '/\[Trace id\]|\[trace id\]/ { print $1 }' "$tmp/two.opts")
+cpus=$(awk '/\[Guest CPUs\]/ { print $1 }' "$tmp/two.opts" | sort | tr '\n' ' ')
+if [ "$rc" -eq 0 ] && [ -n "$ids" ] &&
+   [ "$(echo "$ids" | sort)" = "$(echo "$guests" | sort)" ] &&
+   [ "$cpus" = "2 3 " ]; then
+	ok "two guests: the host's file has a GUEST option for each"
+else
+	not_ok "two guests: the host's file has a GUEST option for each (exit $rc; ids $ids; GUEST $guests; vCPUs $cpus)"
+	sed 's/^/# /' "$tmp/two.err"
+fi
+trace-cmd report -i two.dat -i "two/$shm.dat" -i "two/$shm-b.dat" \
+	>"$tmp/three" 2>/dev/null
+if grep -q "^ *$shm-b.dat: " "$tmp/three" &&
+   grep -q "^ *$shm.dat: " "$tmp/three" && grep -q "^ *two.dat: " "$tmp/three"
+then
+	ok "... and trace-cmd report merges the three"
+else
+	not_ok "... and trace-cmd report merges the three"
+	head -n 5 "$tmp/three" | sed 's/^/# /'
+fi
+
+# --- errors leave nothing behind -----------------------------------------
+
+"$read_bin" record -f -o g2.dat --host "$tmp/no/such/dir/h.dat" \
+	"/dev/shm/$shm" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "no/such/dir" "$tmp/err" &&
+   [ -z "$(instances '[0-9]*')" ]; then
+	ok "a host file that cannot be made: exit 1, said, no instance left"
+else
+	not_ok "a host file that cannot be made: exit 1, said, no instance left (exit $rc)"
+	sed 's/^/# /' "$tmp/err"
+fi
+expect_fail "--host without -f" 2 "add -f" \
+	"$read_bin" record -o g3.dat --host h3.dat "/dev/shm/$shm"
+expect_fail "--host with --ctf" 2 "not with --ctf" \
+	"$read_bin" record -f --ctf c3 --host h3.dat "/dev/shm/$shm"
+expect_fail "--host with --clock guest" 2 "clock host" \
+	"$read_bin" record -f -o g3.dat --clock guest --host h3.dat \
+	"/dev/shm/$shm"
+
+# --- a killed recorder's instance goes at the next start -----------------
+
+"$read_bin" record -f -o g4.dat --host h4.dat "/dev/shm/$shm" \
+	2>/dev/null &
+rec=$!
+wait_for "the host's instance" has_instance "$rec"
+kill -KILL "$rec"
+wait "$rec" 2>/dev/null
+left=$(instances "$rec")
+"$read_bin" record -f -o g5.dat --host h5.dat "/dev/shm/$shm" \
+	2>"$tmp/rec5.err" &
+rec5=$!
+bg+=("$rec5")
+wait_for "the next recorder" has_instance "$rec5"
+kill -INT "$rec5"
+wait "$rec5"
+if [ -n "$left" ] && [ -z "$(instances "$rec")" ] &&
+   grep -q "removed tracefs instance ivring-host-$rec" "$tmp/rec5.err"; then
+	ok "a killed recorder's instance is removed by the next, which says so"
+else
+	not_ok "a killed recorder's instance is removed by the next, which says so"
+	sed 's/^/# /' "$tmp/rec5.err"
+fi
+
+echo "# $((n - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The host's own trace beside its guests' (host_trace.h).
+ *
+ * The host's tracing is shared by everyone on it, so the recorder touches
+ * only a tracefs instance of its own, "ivring-host-PID": its trace clock
+ * (mono, the clock that --clock host maps guest times to), its buffer, and
+ * its events.  The instance is removed at the end, after a failure, at
+ * exit(), and, should a recorder have been killed before it could, by the
+ * next one that finds it with no process of that pid left.
+ *
+ * trace_pipe_raw gives the ring buffer's pages as they are: they are
+ * checked (ivring__page_parse()) and go into the file whole.  The thread
+ * sleeps in poll() until a CPU's buffer is half full (the instance's
+ * buffer_percent) or a second passed; then it takes everything, the pages
+ * being filled too, so that an idle CPU's events are at most that late.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "libivring.h"
+#include "host_trace.h"
+#include "read_common.h"
+#include "tool_msg.h"
+#include "tool_time.h"
+
+#define INSTANCE_PREFIX	"ivring-host-"
+/* Per CPU: 4 MiB, a second of a busy host's scheduler events and more. */
+#define BUFFER_KB	4096
+/* The longest an idle CPU's events wait in the host's buffer. */
+#define WAIT_MS		1000
+/* Pages of one CPU in a row, so that a busy CPU cannot starve the others. */
+#define CPU_BURST	64
+
+/*
+ * What the host file holds: what preempts a vCPU (any host task, another
+ * guest's vCPU), where it was woken and moved, and KVM's entries and
+ * exits, which KernelShark's KVM plugin reads, where the host has KVM.
+ */
+static const struct host_event {
+	const char *system, *event;
+	bool needed;
+} host_events[] = {
+	{ "sched", "sched_switch", true },
+	{ "sched", "sched_wakeup", true },
+	{ "sched", "sched_wakeup_new", false },
+	{ "sched", "sched_migrate_task", true },
+	{ "kvm", "kvm_entry", false },
+	{ "kvm", "kvm_exit", false },
+};
+#define NR_HOST_EVENTS	(sizeof(host_events) / sizeof(host_events[0]))
+
+struct host_trace {
+	struct tracefs_instance *inst;
+	struct ivring_rec *w;
+	const char *output;
+	uint64_t trace_id;
+	unsigned int nr_cpus, page_size;
+	int *fds;
+	struct tracefs_cpu **tcpu;
+	void *page;
+	pthread_t thread;
+	bool running;
+	int wake[2];		/* a pipe: written to stop the thread */
+	pthread_mutex_t lock;	/* @w, shared with host_trace_guest() */
+	uint64_t pages, events, lost, lost_unknown;
+	int err;		/* the thread's: an exit code, having said why */
+};
+
+/* The one host trace of the process, for exit(). */
+static struct host_trace *live;
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void destroy_instance(struct tracefs_instance *inst)
+{
+	if (!inst)
+		return;
+	tracefs_trace_off(inst);
+	if (tracefs_instance_destroy(inst))
+		tool_warn("tracefs instance %s: cannot remove it: %s",
+			  tracefs_instance_get_name(inst), strerror(errno));
+	tracefs_instance_free(inst);
+}
+
+/* exit() without host_trace_stop(): the instance goes all the same. */
+static void remove_at_exit(void)
+{
+	struct tracefs_instance *inst = NULL;
+
+	pthread_mutex_lock(&live_lock);
+	if (live) {
+		inst = live->inst;
+		live->inst = NULL;
+	}
+	pthread_mutex_unlock(&live_lock);
+	destroy_instance(inst);
+}
+
+/* Instances of recorders that were killed before they could remove them. */
+static int remove_stale(const char *name, void *ctx)
+{
+	struct tracefs_instance *inst;
+	char *end;
+	long pid;
+
+	(void)ctx;
+	if (strncmp(name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)))
+		return 0;
+	errno = 0;
+	pid = strtol(name + strlen(INSTANCE_PREFIX), &end, 10);
+	if (errno || *end || pid <= 0 || pid == getpid() ||
+	    !kill((pid_t)pid, 0) || errno != ESRCH)
+		return 0;
+	inst = tracefs_instance_alloc(NULL, name);
+	if (inst && !tracefs_instance_destroy(inst))
+		tool_warn("removed tracefs instance %s, which a recorder that was killed left",
+			  name);
+	tracefs_instance_free(inst);
+	return 0;
+}
+
+static int setup_instance(struct host_trace *h, unsigned int buffer_kb)
+{
+	char name[64];
+	unsigned int i;
+
+	tracefs_instances_walk(remove_stale, NULL);
+	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d", (int)getpid());
+	h->inst = tracefs_instance_create(name);
+	if (!h->inst) {
+		tool_warn("--host: cannot make tracefs instance %s: %s (is tracefs mounted, and are you root?)",
+			  name, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (!tracefs_instance_is_new(h->inst)) {
+		tool_warn("--host: tracefs instance %s exists already; not ours to use",
+			  name);
+		tracefs_instance_free(h->inst);
+		h->inst = NULL;
+		return EXIT_RUNTIME;
+	}
+	pthread_mutex_lock(&live_lock);
+	live = h;
+	pthread_mutex_unlock(&live_lock);
+	tracefs_trace_off(h->inst);
+	if (tracefs_instance_file_write(h->inst, "trace_clock", "mono") < 0) {
+		tool_warn("--host: cannot set the trace clock mono: %s",
+			  strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (tracefs_instance_set_buffer_size(h->inst, buffer_kb, -1) < 0) {
+		tool_warn("--host: cannot size the buffer to %u KiB a CPU: %s",
+			  buffer_kb, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	for (i = 0; i < NR_HOST_EVENTS; i++) {
+		const struct host_event *e = &host_events[i];
+
+		if (!tracefs_event_file_exists(h->inst, e->system, e->event,
+					       "enable")) {
+			if (e->needed) {
+				tool_warn("--host: the host kernel has no %s:%s event",
+					  e->system, e->event);
+				return EXIT_RUNTIME;
+			}
+			continue;
+		}
+		if (tracefs_event_enable(h->inst, e->system, e->event)) {
+			tool_warn("--host: cannot enable %s:%s: %s", e->system,
+				  e->event, strerror(errno));
+			return EXIT_RUNTIME;
+		}
+	}
+	return 0;
+}
+
+/* The formats of the events enabled, and the ring buffer's headers. */
+static int open_file(struct host_trace *h, const struct host_trace_conf *c)
+{
+	struct ivring_rec_format fmts[NR_HOST_EVENTS];
+	char *texts[NR_HOST_EVENTS] = { NULL };
+	char *hpage, *hevent, errbuf[1024] = "";
+	unsigned int i, n = 0;
+	struct utsname u;
+	char uname_str[5 * 65 + 8] = "Linux";
+	struct ivring_rec_source src = {
+		.sz = sizeof(src),
+		.clock = "mono",
+		.nr_cpus = h->nr_cpus,
+		.page_size = h->page_size,
+		.formats = fmts,
+	};
+	struct ivring_rec_opts opts = {
+		.sz = sizeof(opts),
+		.format = IVRING_REC_TRACE_DAT,
+		.version = c->version,
+		.trace_id = h->trace_id,
+		.errbuf = errbuf,
+		.errbuf_len = sizeof(errbuf),
+	};
+	int ret, size;
+
+	if (!uname(&u))
+		snprintf(uname_str, sizeof(uname_str), "%s %s %s %s %s",
+			 u.sysname, u.nodename, u.release, u.version, u.machine);
+	src.name = uname_str;
+	for (i = 0; i < NR_HOST_EVENTS; i++) {
+		const struct host_event *e = &host_events[i];
+
+		if (!tracefs_event_file_exists(h->inst, e->system, e->event,
+					       "format"))
+			continue;
+		texts[n] = tracefs_event_file_read(h->inst, e->system,
+						   e->event, "format", &size);
+		if (!texts[n] || size <= 0)
+			break;
+		fmts[n].system = e->system;
+		fmts[n].text = texts[n];
+		fmts[n].len = size;
+		n++;
+	}
+	hpage = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	hevent = tracefs_instance_file_read(NULL, "events/header_event", &size);
+	src.header_page = hpage;
+	src.header_event = hevent;
+	src.nr_formats = n;
+	if (i < NR_HOST_EVENTS || !hpage || !hevent) {
+		tool_warn("--host: cannot read the host's event formats: %s",
+			  strerror(errno));
+		ret = -EIO;
+	} else {
+		ret = ivring__rec_open_source(&src, c->output, &opts, &h->w);
+		if (ret)
+			tool_warn("%s", errbuf);
+	}
+	for (i = 0; i < n; i++)
+		free(texts[i]);
+	free(hpage);
+	free(hevent);
+	return ret ? EXIT_RUNTIME : 0;
+}
+
+static int open_cpus(struct host_trace *h)
+{
+	unsigned int cpu;
+	char file[64];
+
+	h->fds = malloc(h->nr_cpus * sizeof(*h->fds));
+	h->tcpu = calloc(h->nr_cpus, sizeof(*h->tcpu));
+	h->page = malloc(h->page_size);
+	if (!h->fds || !h->tcpu || !h->page) {
+		tool_warn("--host: out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (cpu = 0; cpu < h->nr_cpus; cpu++)
+		h->fds[cpu] = -1;
+	for (cpu = 0; cpu < h->nr_cpus; cpu++) {
+		snprintf(file, sizeof(file), "per_cpu/cpu%u/trace_pipe_raw", cpu);
+		h->fds[cpu] = tracefs_instance_file_open(h->inst, file,
+							 O_RDONLY | O_NONBLOCK);
+		if (h->fds[cpu] < 0) {
+			tool_warn("--host: %s: %s", file, strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		h->tcpu[cpu] = tracefs_cpu_alloc_fd(h->fds[cpu], h->page_size,
+						    true);
+		if (!h->tcpu[cpu]) {
+			tool_warn("--host: %s: %s", file, strerror(errno));
+			return EXIT_RUNTIME;
+		}
+	}
+	return 0;
+}
+
+/* A page of @cpu into the file.  0, or an exit code having said why. */
+static int take_page(struct host_trace *h, unsigned int cpu, int len)
+{
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	int ret;
+
+	/* A short read is a page all the same: the rest was never written. */
+	if ((unsigned int)len < h->page_size)
+		memset((char *)h->page + len, 0, h->page_size - len);
+	ret = ivring__page_parse(h->page, h->page_size, &pg);
+	if (ret < 0) {
+		tool_warn("--host: CPU %u: a page of the host's ring buffer that does not parse (%s)",
+			  cpu, strerror(-ret));
+		return EXIT_RUNTIME;
+	}
+	h->lost_unknown += ret;
+	pthread_mutex_lock(&h->lock);
+	ret = ivring__rec_page(h->w, cpu, &pg);
+	if (ret)
+		tool_warn("%s", ivring__rec_errmsg(h->w));
+	pthread_mutex_unlock(&h->lock);
+	if (ret)
+		return EXIT_RUNTIME;
+	h->pages++;
+	h->events += pg.events;
+	h->lost += pg.lost;
+	return 0;
+}
+
+/*
+ * Up to @burst pages of @cpu (0: all there are).  The pages taken, or -1
+ * with h->err set.
+ */
+static int read_cpu(struct host_trace *h, unsigned int cpu, unsigned int burst)
+{
+	int n = 0, len;
+
+	while (!burst || n < (int)burst) {
+		len = tracefs_cpu_read(h->tcpu[cpu], h->page, true);
+		if (len <= 0) {
+			if (len < 0 && errno != EAGAIN && errno != EINTR) {
+				tool_warn("--host: reading CPU %u: %s", cpu,
+					  strerror(errno));
+				h->err = EXIT_RUNTIME;
+				return -1;
+			}
+			break;
+		}
+		h->err = take_page(h, cpu, len);
+		if (h->err)
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+static void *reader(void *arg)
+{
+	struct host_trace *h = arg;
+	struct pollfd *pfd;
+	unsigned int cpu;
+	bool stopping = false;
+	int busy;
+
+	pfd = calloc(h->nr_cpus + 1, sizeof(*pfd));
+	if (!pfd) {
+		tool_warn("--host: out of memory");
+		h->err = EXIT_RUNTIME;
+		return NULL;
+	}
+	for (cpu = 0; cpu < h->nr_cpus; cpu++) {
+		pfd[cpu].fd = h->fds[cpu];
+		pfd[cpu].events = POLLIN;
+	}
+	pfd[h->nr_cpus].fd = h->wake[0];
+	pfd[h->nr_cpus].events = POLLIN;
+	while (!h->err) {
+		busy = 0;
+		for (cpu = 0; cpu < h->nr_cpus && !h->err; cpu++) {
+			int n = read_cpu(h, cpu, CPU_BURST);
+
+			if (n == CPU_BURST)
+				busy = 1;
+		}
+		if (busy || h->err)
+			continue;
+		if (stopping)
+			break;
+		if (poll(pfd, h->nr_cpus + 1, WAIT_MS) < 0 && errno != EINTR) {
+			tool_warn("--host: poll: %s", strerror(errno));
+			h->err = EXIT_RUNTIME;
+		}
+		/*
+		 * Stopping: tracing is off, so one more pass takes what is
+		 * left, to the last partly filled page.
+		 */
+		if (pfd[h->nr_cpus].revents)
+			stopping = true;
+	}
+	free(pfd);
+	return NULL;
+}
+
+static void free_host(struct host_trace *h)
+{
+	unsigned int cpu;
+
+	pthread_mutex_lock(&live_lock);
+	if (live == h)
+		live = NULL;
+	pthread_mutex_unlock(&live_lock);
+	for (cpu = 0; h->tcpu && cpu < h->nr_cpus; cpu++)
+		if (h->tcpu[cpu])
+			tracefs_cpu_free_fd(h->tcpu[cpu]);
+	for (cpu = 0; h->fds && cpu < h->nr_cpus; cpu++)
+		if (h->fds[cpu] >= 0)
+			close(h->fds[cpu]);
+	destroy_instance(h->inst);
+	if (h->w)
+		ivring__rec_close(h->w, NULL, 0);
+	if (h->wake[0] >= 0)
+		close(h->wake[0]);
+	if (h->wake[1] >= 0)
+		close(h->wake[1]);
+	pthread_mutex_destroy(&h->lock);
+	free(h->tcpu);
+	free(h->fds);
+	free(h->page);
+	free(h);
+}
+
+int host_trace_start(const struct host_trace_conf *c, struct host_trace **out)
+{
+	static bool registered;
+	struct host_trace *h;
+	long cpus;
+	int err;
+
+	*out = NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		tool_warn("--host: out of memory");
+		return EXIT_RUNTIME;
+	}
+	h->wake[0] = h->wake[1] = -1;
+	pthread_mutex_init(&h->lock, NULL);
+	h->output = c->output;
+	cpus = sysconf(_SC_NPROCESSORS_CONF);
+	h->nr_cpus = cpus > 0 ? (unsigned int)cpus : 1;
+	h->page_size = (unsigned int)getpagesize();
+	/* The guests' files name it, so it is chosen here, not by libivring. */
+	while (!h->trace_id &&
+	       (getrandom(&h->trace_id, sizeof(h->trace_id), 0) >= 0 ||
+		errno == EINTR))
+		;
+	if (!h->trace_id)
+		h->trace_id = now_ns() ^ ((uint64_t)getpid() << 32);
+	if (!registered && !atexit(remove_at_exit))
+		registered = true;
+	err = pipe2(h->wake, O_CLOEXEC | O_NONBLOCK) ? EXIT_RUNTIME : 0;
+	if (err)
+		tool_warn("--host: pipe: %s", strerror(errno));
+	if (!err)
+		err = setup_instance(h, c->buffer_kb ? c->buffer_kb : BUFFER_KB);
+	if (!err)
+		err = open_file(h, c);
+	if (!err)
+		err = open_cpus(h);
+	if (!err) {
+		err = pthread_create(&h->thread, NULL, reader, h);
+		if (err)
+			tool_warn("--host: cannot start its thread: %s",
+				  strerror(err));
+		err = err ? EXIT_RUNTIME : 0;
+	}
+	if (err) {
+		free_host(h);
+		return err;
+	}
+	h->running = true;
+	tracefs_trace_on(h->inst);
+	*out = h;
+	return 0;
+}
+
+uint64_t host_trace_id(const struct host_trace *h)
+{
+	return h->trace_id;
+}
+
+void host_trace_guest(struct host_trace *h, const char *name,
+		      uint64_t trace_id, const struct vcpu_threads *v)
+{
+	int *tids = NULL;
+	unsigned int i, nr = v ? v->nr : 0;
+	int ret;
+
+	if (nr) {
+		tids = malloc(nr * sizeof(*tids));
+		if (!tids)
+			nr = 0;
+		for (i = 0; i < nr; i++)
+			tids[i] = v->tid[i];
+	}
+	pthread_mutex_lock(&h->lock);
+	ret = ivring__rec_guest(h->w, name, trace_id, nr, tids);
+	if (ret)
+		tool_warn("--host: %s: %s", name, ivring__rec_errmsg(h->w));
+	pthread_mutex_unlock(&h->lock);
+	free(tids);
+}
+
+int host_trace_stop(struct host_trace *h)
+{
+	struct ivring_rec_stats st = { .sz = sizeof(st) };
+	char err[1024];
+	int ret;
+
+	if (!h)
+		return 0;
+	tracefs_trace_off(h->inst);
+	if (h->running) {
+		if (write(h->wake[1], "", 1) < 0)
+			tool_warn("--host: cannot stop its thread: %s",
+				  strerror(errno));
+		pthread_join(h->thread, NULL);
+	}
+	ret = h->err;
+	ivring__rec_stats(h->w, &st);
+	if (!ret && ivring__rec_close(h->w, err, sizeof(err))) {
+		tool_warn("%s", err);
+		ret = EXIT_RUNTIME;
+	} else if (ret) {
+		ivring__rec_close(h->w, NULL, 0);
+	}
+	h->w = NULL;
+	if (!ret)
+		fprintf(stderr, "ivring-read: %s: %" PRIu64 " host events, %"
+			PRIu64 " pages, %" PRIu64 " lost, %" PRIu64 " bytes\n",
+			h->output, st.events, st.pages, st.lost, st.bytes);
+	if (!ret && h->lost_unknown)
+		fprintf(stderr, "ivring-read: %s: and events lost before %"
+			PRIu64 " pages that the host kernel did not count\n",
+			h->output, h->lost_unknown);
+	free_host(h);
+	return ret;
+}

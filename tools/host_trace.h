@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * The host's own trace, recorded beside its guests' (ivring-read record
+ * --host FILE): the scheduler's events of every host CPU, and KVM's where
+ * the host has KVM, in a tracefs instance of its own with the mono trace
+ * clock, read by a thread of its own into a trace.dat through libivring's
+ * writer.  The file links each guest's recording (trace-cmd's GUEST
+ * option), and each guest's file names the host's (TIME_SHIFT).
+ */
+#ifndef IVRING_HOST_TRACE_H
+#define IVRING_HOST_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vcpu_threads.h"
+
+struct host_trace;
+
+struct host_trace_conf {
+	const char *output;	/* the host's trace.dat */
+	unsigned int version;	/* trace.dat version; 0: the default */
+	unsigned int buffer_kb;	/* per CPU; 0: the default */
+};
+
+/*
+ * Make the instance, enable its events, open the file and start reading:
+ * 0 with *@out, or an exit code, having said why.  Whatever it made is
+ * removed again on failure.
+ */
+int host_trace_start(const struct host_trace_conf *c, struct host_trace **out);
+/* The host file's TRACEID, which the guests' files name. */
+uint64_t host_trace_id(const struct host_trace *h);
+/*
+ * A guest's recording @name with @trace_id, run by the vCPU threads @v
+ * (NULL: not known), goes into the host file's GUEST options.  Any thread.
+ */
+void host_trace_guest(struct host_trace *h, const char *name,
+		      uint64_t trace_id, const struct vcpu_threads *v);
+/*
+ * Stop tracing, record what the ring buffer still holds, complete the file
+ * and remove the instance; @h is freed.  0, or an exit code having said
+ * why.  The instance is removed whatever happened, and also at exit() if
+ * this was never called.
+ */
+int host_trace_stop(struct host_trace *h);
+
+#endif /* IVRING_HOST_TRACE_H */
