@@ -101,14 +101,17 @@ LIBS		:= $(TEP_LIBS) -lpthread -ldl
 URCU_LIBS	:= -lurcu -lurcu-cds
 TRACEFS_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags libtracefs 2>/dev/null)
 TRACEFS_LIBS	:= $(or $(shell $(PKG_CONFIG) --libs libtracefs 2>/dev/null),-ltracefs)
-TOOL_LIBS	:= $(URCU_LIBS) $(TRACEFS_LIBS) $(LIBS)
+# ivring-vcpus reads trace.dat files with trace-cmd's own library.
+TRACECMD_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags libtracecmd 2>/dev/null)
+TRACECMD_LIBS	:= $(or $(shell $(PKG_CONFIG) --libs libtracecmd 2>/dev/null),-ltracecmd)
+TOOL_LIBS	:= $(URCU_LIBS) $(TRACECMD_LIBS) $(TRACEFS_LIBS) $(LIBS)
 
 # Who may include whom (include/DESIGN, section 2): one include path per
 # folder.
 lib_INC		:= -Iinclude/uapi -Ilib $(TEP_CFLAGS) -fvisibility=hidden
 writer_INC	:= -Iinclude/uapi -Iinclude/writer
 tools_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools $(TEP_CFLAGS) \
-		   $(TRACEFS_CFLAGS)
+		   $(TRACEFS_CFLAGS) $(TRACECMD_CFLAGS)
 selftests_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools -Iselftests \
 		   -isystem $(KSFT_DIR) $(TEP_CFLAGS) $(TRACEFS_CFLAGS) \
 		   -DIVRING_SELFTESTS_DATA=\"$(CURDIR)/selftests/data\"
@@ -461,6 +464,7 @@ install: all
 		$(DESTDIR)$(includedir)/ivring/linux/ivring.h
 	$(foreach t,$(TOOLS),$(INSTALL) -D -m 755 $(t) $(DESTDIR)$(bindir)/$(notdir $(t));)
 	$(INSTALL) -D -m 644 tools/ivring-read.1 $(DESTDIR)$(mandir)/man1/ivring-read.1
+	$(INSTALL) -D -m 644 tools/ivring-vcpus.1 $(DESTDIR)$(mandir)/man1/ivring-vcpus.1
 	$(INSTALL) -D -m 644 lib/libivring.3 $(DESTDIR)$(mandir)/man3/libivring.3
 	$(foreach f,$(MAN3_LINKS),echo '.so man3/libivring.3' > $(DESTDIR)$(mandir)/man3/$(f).3;)
 	$(Q)$(MAKE) --no-print-directory install-dkms
@@ -491,6 +495,7 @@ uninstall:
 		$(DESTDIR)$(includedir)/ivring/linux/ivring.h \
 		$(addprefix $(DESTDIR)$(bindir)/,$(TOOL_PROGS)) \
 		$(DESTDIR)$(mandir)/man1/ivring-read.1 \
+		$(DESTDIR)$(mandir)/man1/ivring-vcpus.1 \
 		$(DESTDIR)$(mandir)/man3/libivring.3 \
 		$(MAN3_LINKS:%=$(DESTDIR)$(mandir)/man3/%.3)
 	rm -rf $(DESTDIR)$(dkmsdir)
@@ -500,7 +505,7 @@ clean:
 
 # Every Debian package that building, checking and the VM tests need.
 DEB_PKGS	:= build-essential make pkg-config xz-utils libtraceevent-dev \
-		   libtracefs-dev \
+		   libtracefs-dev libtracecmd-dev \
 		   liburcu-dev linux-source-6.1 babeltrace2 trace-cmd \
 		   kernelshark xvfb xauth imagemagick xdotool \
 		   qemu-system-x86 busybox-static socat cpio kmod procps dkms \

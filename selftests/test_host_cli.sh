@@ -42,7 +42,7 @@ cleanup() {
 	[ ${#bg[@]} -gt 0 ] && kill "${bg[@]}" 2>/dev/null
 	wait 2>/dev/null
 	rm -rf "$tmp"
-	rm -f "/dev/shm/$shm" "/dev/shm/$shm-b"
+	rm -f "/dev/shm/$shm" "/dev/shm/$shm-b" "/dev/shm/$shm-c"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -74,6 +74,9 @@ vcpus_up() {
 }
 vcpus_up_b() {
 	test "$(wc -l <"$tmp/vcpus-b" 2>/dev/null)" -ge 3
+}
+vcpus_up_c() {
+	test "$(wc -l <"$tmp/vcpus-c" 2>/dev/null)" -ge 2
 }
 
 # wait_for WHAT CMD...: until CMD succeeds (evaluated anew each time);
@@ -243,6 +246,67 @@ else
 	not_ok "... and trace-cmd report merges the three"
 	head -n 5 "$tmp/three" | sed 's/^/# /'
 fi
+
+# --- ivring-vcpus: a known answer -----------------------------------------
+
+# vCPU 0 spins on host CPU 1, so it is always running or runnable there;
+# a busy loop pinned beside it for a second runs only while vCPU 0 waits.
+# What ivring-vcpus credits the busy loop with is the loop's own run time
+# (its schedstat), and vCPU 1, which sleeps a millisecond at a time, is
+# mostly halted.
+if [ "$(nproc)" -ge 2 ]; then
+	"$gen" -q -c 1 --rate 500 -k --answer-clock "$shm-c" &
+	bg+=("$!")
+	wait_for "the third segment" test -s "/dev/shm/$shm-c" || exit 1
+	mkfifo "$tmp/hold-c"
+	"$fake" "/dev/shm/$shm-c" 2 spin <"$tmp/hold-c" >"$tmp/vcpus-c" &
+	bg+=("$!")
+	exec 6>"$tmp/hold-c"
+	wait_for "the spinning vCPU" vcpus_up_c || exit 1
+	spin_tid=$(awk '$2 == 0 { print $3 }' "$tmp/vcpus-c")
+	taskset -p -c 1 "$spin_tid" >/dev/null
+	"$read_bin" record -f -o c.dat --host hc.dat "/dev/shm/$shm-c" \
+		2>"$tmp/c.err" &
+	rec=$!
+	bg+=("$rec")
+	wait_for "the recordings" spooled c.dat hc.dat
+	# The loop's run time, in ns, from its own schedstat as it ends.
+	taskset -c 1 bash -c 'end=$((SECONDS + 2))
+		while [ $SECONDS -lt $end ]; do :; done
+		read -r ran _ </proc/$BASHPID/schedstat
+		echo "$BASHPID $ran"' >"$tmp/busy"
+	kill -INT "$rec"
+	wait "$rec"
+	"$tools/ivring-vcpus" hc.dat c.dat >"$tmp/vcpus.out" 2>"$tmp/vcpus.err"
+	rc=$?
+	read -r busy_pid busy_ns <"$tmp/busy"
+	credited=$(awk -v p="bash:$busy_pid" '
+		/ran instead:/ { for (i = 1; i < NF; i++) if ($i == p) print $(i + 1) }' \
+		"$tmp/vcpus.out")
+	sed 's/^/# /' "$tmp/vcpus.out" | head -n 12
+	echo "# the busy loop ran ${busy_ns} ns; credited: ${credited} s"
+	if [ "$rc" -eq 0 ] && [ -n "$credited" ] &&
+	   awk -v c="$credited" -v b="$busy_ns" 'BEGIN {
+		d = c * 1e9 - b; if (d < 0) d = -d
+		exit !(b > 1e8 && d <= 0.02 * b + 5e6) }'; then
+		ok "ivring-vcpus credits a busy loop beside a vCPU with its run time"
+	else
+		not_ok "ivring-vcpus credits a busy loop beside a vCPU with its run time"
+		sed 's/^/# /' "$tmp/vcpus.err"
+	fi
+	# vCPU 1's line: halted is its largest share.
+	if awk '$1 == 1 && $2 ~ /^[0-9]+$/ && NF >= 10 {
+		gsub(/%/, ""); found = 1; exit !($8 > 50) }
+		END { if (!found) exit 1 }' "$tmp/vcpus.out"; then
+		ok "... and a vCPU that sleeps is mostly halted"
+	else
+		not_ok "... and a vCPU that sleeps is mostly halted"
+	fi
+else
+	echo "# SKIP ivring-vcpus known answer: one CPU"
+fi
+expect_fail "ivring-vcpus: a guest file that the host file does not name" 2 \
+	"names no guest" "$tools/ivring-vcpus" hc.dat g.dat
 
 # --- errors leave nothing behind -----------------------------------------
 

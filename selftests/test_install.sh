@@ -8,13 +8,13 @@
 # include/linux, and the static library must not export libivring's internal
 # names: the program defines one of them itself.
 #
-# The man pages, so that they cannot rot: ivring-read(1) and libivring(3)
-# are installed, with a page per exported function, and render without a
-# warning; every exported function is in libivring(3)'s synopsis, every
-# option of ivring-read --help and ivring-read record --help is in
-# ivring-read(1); the example programs of libivring(3) build against the
-# installed library and do what the page says, on a segment of the
-# installed ivring-gen; make uninstall removes the pages again.
+# The man pages, so that they cannot rot: ivring-read(1), ivring-vcpus(1)
+# and libivring(3) are installed, with a page per exported function, and
+# render without a warning; every exported function is in libivring(3)'s
+# synopsis, every option of ivring-read --help and ivring-read record
+# --help is in ivring-read(1); the example programs of libivring(3) build
+# against the installed library and do what the page says, on a segment of
+# the installed ivring-gen; make uninstall removes the pages again.
 # Exit: 0 pass, 1 fail.
 
 set -u
@@ -154,7 +154,7 @@ page3=$man/man3/libivring.3
 funcs=$(sed -n 's/^[[:space:]]*\(ivring__[a-z_]*\);$/\1/p' "$top/lib/libivring.map")
 [ -n "$funcs" ] || not_ok "no function in lib/libivring.map"
 
-for page in "$page1" "$page3"; do
+for page in "$page1" "$man/man1/ivring-vcpus.1" "$page3"; do
 	if [ ! -r "$page" ]; then
 		not_ok "${page#"$dest"}: not installed"
 		continue

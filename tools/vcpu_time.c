@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * Where each vCPU's time went (vcpu_time.h).
+ *
+ * A vCPU is its host thread: running while the thread is on a host CPU,
+ * halted while it sleeps (QEMU's vCPU thread waits for an interrupt when
+ * the guest halts), runnable when it was switched out still runnable (the
+ * host preempted it) or woken and not yet run.  While it is runnable, the
+ * host CPU it waits on is the one it was preempted on, woken to, or moved
+ * to; the tasks that run there meanwhile are the ones that ran instead,
+ * each credited with its part of the wait.
+ *
+ * A guest task is running, in the guest's view, from the guest's
+ * sched_switch to it on a vCPU to the next one there.  The part of that
+ * during which the vCPU was runnable on the host is the time the task
+ * lost to the host: the question that a slow guest task raises.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vcpu_time.h"
+
+int vt_init(struct vt *v, unsigned int host_cpus)
+{
+	unsigned int i;
+
+	memset(v, 0, sizeof(*v));
+	v->cpus = calloc(host_cpus ? host_cpus : 1, sizeof(*v->cpus));
+	if (!v->cpus)
+		return -1;
+	v->nr_cpus = host_cpus;
+	for (i = 0; i < host_cpus; i++)
+		v->cpus[i].pid = -1;
+	return 0;
+}
+
+int vt_add_guest(struct vt *v, const char *name, unsigned int nr_vcpus,
+		 const int *tids)
+{
+	struct vt_guest *g, *grown;
+	unsigned int i;
+
+	grown = realloc(v->guests, (v->nr_guests + 1) * sizeof(*grown));
+	if (!grown)
+		return -1;
+	v->guests = grown;
+	g = &v->guests[v->nr_guests];
+	memset(g, 0, sizeof(*g));
+	g->name = strdup(name);
+	g->vcpus = calloc(nr_vcpus ? nr_vcpus : 1, sizeof(*g->vcpus));
+	g->tasks = calloc(VT_TASKS_MAX, sizeof(*g->tasks));
+	if (!g->name || !g->vcpus || !g->tasks) {
+		free(g->name);
+		free(g->vcpus);
+		free(g->tasks);
+		return -1;
+	}
+	g->nr_vcpus = nr_vcpus;
+	for (i = 0; i < nr_vcpus; i++) {
+		g->vcpus[i].tid = tids[i];
+		g->vcpus[i].host_cpu = -1;
+		g->vcpus[i].guest_pid = -1;
+	}
+	return v->nr_guests++;
+}
+
+void vt_free(struct vt *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->nr_guests; i++) {
+		free(v->guests[i].name);
+		free(v->guests[i].vcpus);
+		free(v->guests[i].tasks);
+	}
+	free(v->guests);
+	free(v->cpus);
+	memset(v, 0, sizeof(*v));
+}
+
+void vt_seen(struct vt *v, uint64_t t)
+{
+	if (!v->any) {
+		v->first = t;
+		v->any = true;
+	}
+	if (t > v->last)
+		v->last = t;
+}
+
+/* The vCPU that the host thread @tid runs, or NULL; its guest in *@g. */
+static struct vt_vcpu *vcpu_of(struct vt *v, int tid, struct vt_guest **g)
+{
+	unsigned int i, k;
+
+	if (tid <= 0)
+		return NULL;
+	for (i = 0; i < v->nr_guests; i++)
+		for (k = 0; k < v->guests[i].nr_vcpus; k++)
+			if (v->guests[i].vcpus[k].tid == tid) {
+				*g = &v->guests[i];
+				return &v->guests[i].vcpus[k];
+			}
+	return NULL;
+}
+
+static void set_comm(char dst[VT_COMM], const char *src)
+{
+	snprintf(dst, VT_COMM, "%s", src ? src : "");
+}
+
+static struct vt_guest_task *task_of(struct vt_guest *g, int pid,
+				     const char *comm)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nr_tasks; i++)
+		if (g->tasks[i].pid == pid)
+			return &g->tasks[i];
+	if (g->nr_tasks == VT_TASKS_MAX)
+		return NULL;
+	g->tasks[g->nr_tasks].pid = pid;
+	set_comm(g->tasks[g->nr_tasks].comm, comm);
+	return &g->tasks[g->nr_tasks++];
+}
+
+/* The guest task current on @c up to @t, in the vCPU's host state. */
+static void guest_account(struct vt_guest *g, struct vt_vcpu *c, uint64_t t)
+{
+	struct vt_guest_task *task;
+	uint64_t dt;
+
+	if (t <= c->guest_since)
+		return;
+	dt = t - c->guest_since;
+	c->guest_since = t;
+	/* pid 0: the idle task, which runs nothing of the guest's. */
+	if (c->guest_pid <= 0)
+		return;
+	task = task_of(g, c->guest_pid, NULL);
+	if (!task) {
+		g->tasks_dropped_ns += dt;
+		return;
+	}
+	task->run_ns += dt;
+	if (c->state == VT_RUNNABLE)
+		task->preempted_ns += dt;
+}
+
+/* The wait on c->host_cpu up to @t goes to whoever ran there. */
+static void credit_wait(struct vt *v, struct vt_vcpu *c, uint64_t t,
+			int pid, const char *comm)
+{
+	uint64_t dt = t > c->mark ? t - c->mark : 0;
+	unsigned int i;
+
+	c->mark = t > c->mark ? t : c->mark;
+	/*
+	 * Its own thread, going off the CPU it waited on: it ran after all
+	 * (a wakeup seen after the switch to it); credited to nobody.
+	 */
+	if (!dt || pid == c->tid)
+		return;
+	if (pid < 0 && c->host_cpu >= 0 && (unsigned int)c->host_cpu < v->nr_cpus) {
+		pid = v->cpus[c->host_cpu].pid;
+		comm = v->cpus[c->host_cpu].comm;
+	}
+	if (pid < 0)
+		comm = "(unknown)";
+	for (i = 0; i < c->nr_by; i++)
+		if (c->by[i].pid == pid) {
+			c->by[i].ns += dt;
+			return;
+		}
+	if (c->nr_by == VT_BY_MAX) {
+		c->by_others_ns += dt;
+		return;
+	}
+	c->by[i].pid = pid;
+	set_comm(c->by[i].comm, comm);
+	c->by[i].ns = dt;
+	c->nr_by++;
+}
+
+static void set_state(struct vt *v, struct vt_guest *g, struct vt_vcpu *c,
+		      uint64_t t, enum vt_state s)
+{
+	guest_account(g, c, t);
+	/* Unknown from the window's start until the host said. */
+	if (!c->since)
+		c->since = v->first;
+	if (t > c->since) {
+		c->ns[c->state] += t - c->since;
+		c->since = t;
+	}
+	c->state = s;
+}
+
+static void cpu_set(struct vt *v, unsigned int cpu, int pid, const char *comm)
+{
+	if (cpu >= v->nr_cpus)
+		return;
+	v->cpus[cpu].pid = pid;
+	set_comm(v->cpus[cpu].comm, comm);
+}
+
+void vt_host_switch(struct vt *v, uint64_t t, unsigned int cpu, int prev_pid,
+		    const char *prev_comm, bool prev_runnable, int next_pid,
+		    const char *next_comm)
+{
+	struct vt_guest *g;
+	struct vt_vcpu *c;
+	unsigned int i, k;
+
+	vt_seen(v, t);
+	/* Every vCPU waiting here waited, until now, for the task going. */
+	for (i = 0; i < v->nr_guests; i++)
+		for (k = 0; k < v->guests[i].nr_vcpus; k++) {
+			c = &v->guests[i].vcpus[k];
+			if (c->state == VT_RUNNABLE && c->host_cpu == (int)cpu)
+				credit_wait(v, c, t, prev_pid, prev_comm);
+		}
+	c = vcpu_of(v, prev_pid, &g);
+	if (c) {
+		set_state(v, g, c, t, prev_runnable ? VT_RUNNABLE : VT_HALTED);
+		c->host_cpu = cpu;
+		c->mark = t;
+	}
+	c = vcpu_of(v, next_pid, &g);
+	if (c) {
+		set_state(v, g, c, t, VT_RUNNING);
+		c->host_cpu = cpu;
+	}
+	cpu_set(v, cpu, next_pid, next_comm);
+}
+
+void vt_host_wakeup(struct vt *v, uint64_t t, int pid, int target_cpu)
+{
+	struct vt_guest *g;
+	struct vt_vcpu *c;
+
+	vt_seen(v, t);
+	c = vcpu_of(v, pid, &g);
+	if (!c || c->state == VT_RUNNING || c->state == VT_RUNNABLE)
+		return;
+	set_state(v, g, c, t, VT_RUNNABLE);
+	c->host_cpu = target_cpu;
+	c->mark = t;
+}
+
+void vt_host_migrate(struct vt *v, uint64_t t, int pid, int dest_cpu)
+{
+	struct vt_guest *g;
+	struct vt_vcpu *c;
+
+	vt_seen(v, t);
+	c = vcpu_of(v, pid, &g);
+	if (!c)
+		return;
+	if (c->state == VT_RUNNABLE)
+		credit_wait(v, c, t, -1, NULL);
+	c->host_cpu = dest_cpu;
+}
+
+void vt_guest_switch(struct vt *v, uint64_t t, unsigned int guest,
+		     unsigned int vcpu, int next_pid, const char *next_comm)
+{
+	struct vt_guest *g;
+	struct vt_vcpu *c;
+
+	vt_seen(v, t);
+	if (guest >= v->nr_guests || vcpu >= v->guests[guest].nr_vcpus)
+		return;
+	g = &v->guests[guest];
+	c = &g->vcpus[vcpu];
+	if (c->guest_pid >= 0)
+		guest_account(g, c, t);
+	c->guest_pid = next_pid;
+	c->guest_since = t;
+	/* Named as it was when it was last switched to. */
+	if (next_pid > 0)
+		task_of(g, next_pid, next_comm);
+}
+
+void vt_end(struct vt *v)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < v->nr_guests; i++)
+		for (k = 0; k < v->guests[i].nr_vcpus; k++) {
+			struct vt_vcpu *c = &v->guests[i].vcpus[k];
+
+			if (c->state == VT_RUNNABLE)
+				credit_wait(v, c, v->last, -1, NULL);
+			if (c->guest_pid >= 0)
+				guest_account(&v->guests[i], c, v->last);
+			set_state(v, &v->guests[i], c, v->last, c->state);
+		}
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * Where each vCPU's time went, from the host's scheduler events and the
+ * guest's, in one time order (vcpu_time.c, for ivring-vcpus): running
+ * guest code, runnable on the host but not running (preempted, and by
+ * which host tasks), or asleep (halted); and for each guest task, the part
+ * of its running time during which its vCPU was preempted.  Knows no
+ * file: the caller feeds it events.
+ */
+#ifndef IVRING_VCPU_TIME_H
+#define IVRING_VCPU_TIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define VT_COMM		16
+/*
+ * Host tasks kept per vCPU, each with its share of the vCPU's waits;
+ * those beyond are summed as "others".
+ */
+#define VT_BY_MAX	64
+/* Guest tasks kept per guest; a hostile guest may invent millions. */
+#define VT_TASKS_MAX	4096
+
+enum vt_state {
+	VT_UNKNOWN,	/* before the host's events said */
+	VT_RUNNING,	/* its thread on a host CPU: guest code runs */
+	VT_RUNNABLE,	/* runnable, not running: preempted or not yet run */
+	VT_HALTED,	/* its thread asleep: the vCPU halted */
+	VT_NR_STATES,
+};
+
+struct vt_task {
+	int pid;
+	char comm[VT_COMM];
+	uint64_t ns;
+};
+
+struct vt_guest_task {
+	int pid;
+	char comm[VT_COMM];
+	uint64_t run_ns;	/* current on a vCPU, in the guest's view */
+	uint64_t preempted_ns;	/* ... while that vCPU was VT_RUNNABLE */
+};
+
+struct vt_vcpu {
+	int tid;		/* its host thread */
+	enum vt_state state;
+	uint64_t since;		/* of the state */
+	uint64_t ns[VT_NR_STATES];
+	int host_cpu;		/* where it runs or waits; -1: unknown */
+	uint64_t mark;		/* waiting time before it is attributed */
+	struct vt_task by[VT_BY_MAX];	/* who ran while it waited */
+	unsigned int nr_by;
+	uint64_t by_others_ns;
+	int guest_pid;		/* the guest task current on it; -1: unknown */
+	uint64_t guest_since;
+};
+
+struct vt_guest {
+	char *name;
+	unsigned int nr_vcpus;
+	struct vt_vcpu *vcpus;
+	struct vt_guest_task *tasks;
+	unsigned int nr_tasks;
+	uint64_t tasks_dropped_ns;	/* of tasks beyond VT_TASKS_MAX */
+};
+
+struct vt_host_cpu {
+	int pid;		/* current; -1: unknown */
+	char comm[VT_COMM];
+};
+
+struct vt {
+	struct vt_guest *guests;
+	unsigned int nr_guests;
+	struct vt_host_cpu *cpus;
+	unsigned int nr_cpus;
+	uint64_t first, last;	/* the events' times */
+	bool any;
+};
+
+int vt_init(struct vt *v, unsigned int host_cpus);
+/* A guest and its vCPUs' host threads (@tids[vcpu]); its index, or -1. */
+int vt_add_guest(struct vt *v, const char *name, unsigned int nr_vcpus,
+		 const int *tids);
+void vt_free(struct vt *v);
+
+/* The host's events, in time order with every other event. */
+void vt_host_switch(struct vt *v, uint64_t t, unsigned int cpu, int prev_pid,
+		    const char *prev_comm, bool prev_runnable, int next_pid,
+		    const char *next_comm);
+void vt_host_wakeup(struct vt *v, uint64_t t, int pid, int target_cpu);
+void vt_host_migrate(struct vt *v, uint64_t t, int pid, int dest_cpu);
+/* A guest's sched_switch on @vcpu, in host time. */
+void vt_guest_switch(struct vt *v, uint64_t t, unsigned int guest,
+		     unsigned int vcpu, int next_pid, const char *next_comm);
+/* Any event: the window's bounds. */
+void vt_seen(struct vt *v, uint64_t t);
+/* Close every open interval at the last event. */
+void vt_end(struct vt *v);
+
+#endif /* IVRING_VCPU_TIME_H */
