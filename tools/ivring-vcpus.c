@@ -140,6 +140,10 @@ static void host_event(struct run *r, const struct sched_fields *f,
 	}
 }
 
+/*
+ * @cpu counts the CPUs of every file in one series: rec->cpu is the CPU
+ * of the record's own file, a host CPU or a vCPU.
+ */
 static int on_event(struct tracecmd_input *h, struct tep_record *rec,
 		    int cpu, void *arg)
 {
@@ -148,11 +152,12 @@ static int on_event(struct tracecmd_input *h, struct tep_record *rec,
 	int type = tep_data_type(tracecmd_get_tep(h), rec);
 	char next[VT_COMM];
 
+	(void)cpu;
 	if (in->guest < 0) {
-		host_event(r, &in->f, rec, type, cpu);
+		host_event(r, &in->f, rec, type, rec->cpu);
 	} else if (type == in->f.switch_id) {
 		comm(rec, in->f.next_comm, next);
-		vt_guest_switch(&r->vt, rec->ts, in->guest, cpu,
+		vt_guest_switch(&r->vt, rec->ts, in->guest, rec->cpu,
 				num(rec, in->f.next_pid), next);
 	} else {
 		vt_seen(&r->vt, rec->ts);

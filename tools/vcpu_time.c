@@ -117,8 +117,12 @@ static struct vt_guest_task *task_of(struct vt_guest *g, int pid,
 	unsigned int i;
 
 	for (i = 0; i < g->nr_tasks; i++)
-		if (g->tasks[i].pid == pid)
+		if (g->tasks[i].pid == pid) {
+			/* Its latest name: exec and prctl rename a task. */
+			if (comm && *comm)
+				set_comm(g->tasks[i].comm, comm);
 			return &g->tasks[i];
+		}
 	if (g->nr_tasks == VT_TASKS_MAX)
 		return NULL;
 	g->tasks[g->nr_tasks].pid = pid;
