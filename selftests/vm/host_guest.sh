@@ -17,9 +17,10 @@
 #     host threads of both vCPUs, as /proc names them;
 #   - trace-cmd report -i host -i guest prints both files' events on one
 #     timeline, with the vCPU threads switched in and out by name;
-#   - ivring-vcpus: the busy loop is what ran instead of vCPU 0 the most;
-#     spin0 lost a fifth of its running time or more to the host, and no
-#     more than vCPU 0 was runnable; vCPU 1 was halted most of the time;
+#   - ivring-vcpus: vCPU 0 waited while the busy loop ran (0.1 s at
+#     least; other host load may take its share too); spin0 lost a fifth
+#     of its running time or more to the host, and no more than vCPU 0 was
+#     runnable; vCPU 1 was halted most of the time;
 #   - nothing is left in tracefs.
 # Exit: 0 pass, 1 fail, 4 skip (kselftest).
 
@@ -149,18 +150,20 @@ vm_awk '
 $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 10 {
 	c = $1; gsub(/%/, ""); run[c] = $3; runnable[c] = $5; halted_pct[c] = $8; next
 }
-/ran instead:/ && c == 0 { split($0, a, "ran instead: "); split(a[2], w, " "); top0 = w[1] }
+/ran instead:/ && c == 0 && match($0, ":" busy " [0-9.]+") {
+	busy_s = substr($0, RSTART + length(busy) + 2, RLENGTH - length(busy) - 2) + 0
+}
 $2 == "spin0" { spin_run = $3; spin_lost = $4 }
 END {
-	printf "# vCPU 0: runnable %.3f s, most of it while %s ran (the busy loop: %s); spin0 ran %.3f s and lost %.3f s; vCPU 1 halted %.1f%%\n", runnable[0], top0, busy, spin_run, spin_lost, halted_pct[1]
-	if (top0 !~ ":" busy "$") { print "not ok: vCPU 0 waited most for " top0 ", not the busy loop"; f = 1 }
+	printf "# vCPU 0: runnable %.3f s, %.3f s of it while the busy loop (%s) ran; spin0 ran %.3f s and lost %.3f s; vCPU 1 halted %.1f%%\n", runnable[0], busy_s, busy, spin_run, spin_lost, halted_pct[1]
+	if (!(busy_s >= 0.1)) { print "not ok: vCPU 0 hardly waited for the busy loop"; f = 1 }
 	if (!(spin_run > 0 && spin_lost >= 0.2 * spin_run)) { print "not ok: spin0 lost too little to the host"; f = 1 }
 	if (spin_lost > runnable[0] + 0.001) { print "not ok: spin0 lost more than vCPU 0 waited"; f = 1 }
 	if (!(halted_pct[1] > 50)) { print "not ok: vCPU 1 was not mostly halted"; f = 1 }
 	exit f
 }' -v busy="$busy" "$vm_tmp/vcpus" ||
 	fail "ivring-vcpus does not tell what the host did to vCPU 0"
-echo "ok: ivring-vcpus: vCPU 0 preempted by the busy loop, spin0's loss"
+echo "ok: ivring-vcpus: vCPU 0 preempted by the busy loop, and spin0's loss"
 
 left=$(ls /sys/kernel/tracing/instances 2>/dev/null | grep -c "^ivring-host-$vm_reader_pid\$")
 [ "$left" = 0 ] || fail "the recorder left its tracefs instance"
