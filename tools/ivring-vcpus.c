@@ -159,8 +159,6 @@ static int on_event(struct tracecmd_input *h, struct tep_record *rec,
 		comm(rec, in->f.next_comm, next);
 		vt_guest_switch(&r->vt, rec->ts, in->guest, rec->cpu,
 				num(rec, in->f.next_pid), next);
-	} else {
-		vt_seen(&r->vt, rec->ts);
 	}
 	return stop_is_requested();
 }
@@ -223,6 +221,7 @@ static int by_ns(const void *a, const void *b)
 static void print_vcpu(struct vt_vcpu *c, unsigned int i, uint64_t span)
 {
 	uint64_t others = c->by_others_ns;
+	struct vt_task *by;
 	unsigned int k;
 
 	printf("  %4u %8d", i, c->tid);
@@ -230,16 +229,16 @@ static void print_vcpu(struct vt_vcpu *c, unsigned int i, uint64_t span)
 		printf("  %11.6f %5.1f%%", sec(c->ns[k]), pct(c->ns[k], span));
 	printf("  %11.6f %5.1f%%\n", sec(c->ns[VT_UNKNOWN]),
 	       pct(c->ns[VT_UNKNOWN], span));
-	if (!c->nr_by)
+	if (!c->by.nr && !others)
 		return;
-	qsort(c->by, c->nr_by, sizeof(*c->by), by_ns);
+	pid_table_sort(&c->by, by_ns);
 	printf("        runnable while these ran instead:");
-	for (k = 0; k < c->nr_by; k++) {
+	for (k = 0; k < c->by.nr; k++) {
+		by = pid_table_at(&c->by, k);
 		if (k < BY_SHOWN)
-			printf(" %s:%d %.6f", c->by[k].comm, c->by[k].pid,
-			       sec(c->by[k].ns));
+			printf(" %s:%d %.6f", by->comm, by->pid, sec(by->ns));
 		else
-			others += c->by[k].ns;
+			others += by->ns;
 	}
 	if (others)
 		printf(" others %.6f", sec(others));
@@ -257,21 +256,24 @@ static void print_guest(struct vt_guest *g, uint64_t span)
 	printf("  vCPU   thread      running (s)      runnable (s)        halted (s)       unknown (s)\n");
 	for (i = 0; i < g->nr_vcpus; i++)
 		print_vcpu(&g->vcpus[i], i, span);
-	if (!g->nr_tasks)
+	if (!g->tasks.nr)
 		return;
-	qsort(g->tasks, g->nr_tasks, sizeof(*g->tasks), by_lost);
+	pid_table_sort(&g->tasks, by_lost);
 	printf("  guest tasks, by running time lost to the host:\n");
 	printf("  %8s %-16s %12s %12s %6s\n", "pid", "comm", "running (s)",
 	       "preempted", "share");
-	for (i = 0; i < g->nr_tasks && i < TASKS_SHOWN; i++) {
-		const struct vt_guest_task *t = &g->tasks[i];
+	for (i = 0; i < g->tasks.nr && i < TASKS_SHOWN; i++) {
+		const struct vt_guest_task *t = pid_table_at(&g->tasks, i);
 
 		printf("  %8d %-16s %12.6f %12.6f %5.1f%%\n", t->pid, t->comm,
 		       sec(t->run_ns), sec(t->preempted_ns),
 		       pct(t->preempted_ns, t->run_ns));
 	}
-	if (g->nr_tasks > TASKS_SHOWN)
-		printf("  ... and %u tasks more\n", g->nr_tasks - TASKS_SHOWN);
+	if (g->tasks.nr > TASKS_SHOWN)
+		printf("  ... and %u tasks more\n", g->tasks.nr - TASKS_SHOWN);
+	if (g->tasks_dropped_ns)
+		printf("  and %.6f s of tasks beyond the first %u\n",
+		       sec(g->tasks_dropped_ns), VT_TASKS_MAX);
 }
 
 static void usage(FILE *f)
@@ -334,7 +336,7 @@ int main(int argc, char **argv)
 	if (!err) {
 		vt_end(&r.vt);
 		span = r.vt.last - r.vt.first;
-		printf("%s and %d guest file%s: %.6f s of host time, %.6f to %.6f\n",
+		printf("%s and %d guest file%s: %.6f s of host time that the host's events span, %.6f to %.6f\n",
 		       r.in[0].path, nr - 1, nr > 2 ? "s" : "", sec(span),
 		       sec(r.vt.first), sec(r.vt.last));
 		for (i = 0; i < (int)r.vt.nr_guests; i++)

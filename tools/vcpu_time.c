@@ -50,30 +50,35 @@ int vt_add_guest(struct vt *v, const char *name, unsigned int nr_vcpus,
 	memset(g, 0, sizeof(*g));
 	g->name = strdup(name);
 	g->vcpus = calloc(nr_vcpus ? nr_vcpus : 1, sizeof(*g->vcpus));
-	g->tasks = calloc(VT_TASKS_MAX, sizeof(*g->tasks));
-	if (!g->name || !g->vcpus || !g->tasks) {
+	if (!g->name || !g->vcpus) {
 		free(g->name);
 		free(g->vcpus);
-		free(g->tasks);
 		return -1;
 	}
+	pid_table_init(&g->tasks, sizeof(struct vt_guest_task), VT_TASKS_MAX);
 	g->nr_vcpus = nr_vcpus;
 	for (i = 0; i < nr_vcpus; i++) {
 		g->vcpus[i].tid = tids[i];
 		g->vcpus[i].host_cpu = -1;
 		g->vcpus[i].guest_pid = -1;
+		pid_table_init(&g->vcpus[i].by, sizeof(struct vt_task),
+			       VT_BY_MAX);
 	}
 	return v->nr_guests++;
 }
 
 void vt_free(struct vt *v)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	for (i = 0; i < v->nr_guests; i++) {
-		free(v->guests[i].name);
-		free(v->guests[i].vcpus);
-		free(v->guests[i].tasks);
+		struct vt_guest *g = &v->guests[i];
+
+		for (k = 0; k < g->nr_vcpus; k++)
+			pid_table_free(&g->vcpus[k].by);
+		pid_table_free(&g->tasks);
+		free(g->name);
+		free(g->vcpus);
 	}
 	free(v->guests);
 	free(v->cpus);
@@ -114,35 +119,33 @@ static void set_comm(char dst[VT_COMM], const char *src)
 static struct vt_guest_task *task_of(struct vt_guest *g, int pid,
 				     const char *comm)
 {
-	unsigned int i;
+	struct vt_guest_task *task = pid_table_get(&g->tasks, pid);
 
-	for (i = 0; i < g->nr_tasks; i++)
-		if (g->tasks[i].pid == pid) {
-			/* Its latest name: exec and prctl rename a task. */
-			if (comm && *comm)
-				set_comm(g->tasks[i].comm, comm);
-			return &g->tasks[i];
-		}
-	if (g->nr_tasks == VT_TASKS_MAX)
-		return NULL;
-	g->tasks[g->nr_tasks].pid = pid;
-	set_comm(g->tasks[g->nr_tasks].comm, comm);
-	return &g->tasks[g->nr_tasks++];
+	/* Its latest name: exec and prctl rename a task. */
+	if (task && comm && *comm)
+		set_comm(task->comm, comm);
+	return task;
 }
 
-/* The guest task current on @c up to @t, in the vCPU's host state. */
-static void guest_account(struct vt_guest *g, struct vt_vcpu *c, uint64_t t)
+/*
+ * The guest task current on @c up to @t, in the vCPU's host state, within
+ * the host's events' span: outside it, that state is not known.
+ */
+static void guest_account(struct vt *v, struct vt_guest *g, struct vt_vcpu *c,
+			  uint64_t t)
 {
 	struct vt_guest_task *task;
-	uint64_t dt;
+	uint64_t lo = c->guest_since, hi = t, dt;
 
-	if (t <= c->guest_since)
+	c->guest_since = t > c->guest_since ? t : c->guest_since;
+	if (!v->any)
 		return;
-	dt = t - c->guest_since;
-	c->guest_since = t;
+	lo = lo > v->first ? lo : v->first;
+	hi = hi < v->last ? hi : v->last;
 	/* pid 0: the idle task, which runs nothing of the guest's. */
-	if (c->guest_pid <= 0)
+	if (hi <= lo || c->guest_pid <= 0)
 		return;
+	dt = hi - lo;
 	task = task_of(g, c->guest_pid, NULL);
 	if (!task) {
 		g->tasks_dropped_ns += dt;
@@ -158,7 +161,7 @@ static void credit_wait(struct vt *v, struct vt_vcpu *c, uint64_t t,
 			int pid, const char *comm)
 {
 	uint64_t dt = t > c->mark ? t - c->mark : 0;
-	unsigned int i;
+	struct vt_task *by;
 
 	c->mark = t > c->mark ? t : c->mark;
 	/*
@@ -173,25 +176,20 @@ static void credit_wait(struct vt *v, struct vt_vcpu *c, uint64_t t,
 	}
 	if (pid < 0)
 		comm = "(unknown)";
-	for (i = 0; i < c->nr_by; i++)
-		if (c->by[i].pid == pid) {
-			c->by[i].ns += dt;
-			return;
-		}
-	if (c->nr_by == VT_BY_MAX) {
+	by = pid_table_get(&c->by, pid);
+	if (!by) {
 		c->by_others_ns += dt;
 		return;
 	}
-	c->by[i].pid = pid;
-	set_comm(c->by[i].comm, comm);
-	c->by[i].ns = dt;
-	c->nr_by++;
+	by->ns += dt;
+	/* Its latest name: taskset's child is named so until it execs. */
+	set_comm(by->comm, comm);
 }
 
 static void set_state(struct vt *v, struct vt_guest *g, struct vt_vcpu *c,
 		      uint64_t t, enum vt_state s)
 {
-	guest_account(g, c, t);
+	guest_account(v, g, c, t);
 	/* Unknown from the window's start until the host said. */
 	if (!c->since)
 		c->since = v->first;
@@ -274,13 +272,12 @@ void vt_guest_switch(struct vt *v, uint64_t t, unsigned int guest,
 	struct vt_guest *g;
 	struct vt_vcpu *c;
 
-	vt_seen(v, t);
 	if (guest >= v->nr_guests || vcpu >= v->guests[guest].nr_vcpus)
 		return;
 	g = &v->guests[guest];
 	c = &g->vcpus[vcpu];
 	if (c->guest_pid >= 0)
-		guest_account(g, c, t);
+		guest_account(v, g, c, t);
 	c->guest_pid = next_pid;
 	c->guest_since = t;
 	/* Named as it was when it was last switched to. */
@@ -299,7 +296,7 @@ void vt_end(struct vt *v)
 			if (c->state == VT_RUNNABLE)
 				credit_wait(v, c, v->last, -1, NULL);
 			if (c->guest_pid >= 0)
-				guest_account(&v->guests[i], c, v->last);
+				guest_account(v, &v->guests[i], c, v->last);
 			set_state(v, &v->guests[i], c, v->last, c->state);
 		}
 }

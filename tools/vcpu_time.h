@@ -14,14 +14,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pid_table.h"
+
 #define VT_COMM		16
 /*
- * Host tasks kept per vCPU, each with its share of the vCPU's waits;
- * those beyond are summed as "others".
+ * Host tasks kept per vCPU, each with its share of the vCPU's waits, and
+ * guest tasks per guest (a hostile guest may invent millions of pids):
+ * the time of those beyond is summed apart.
  */
-#define VT_BY_MAX	64
-/* Guest tasks kept per guest; a hostile guest may invent millions. */
-#define VT_TASKS_MAX	4096
+#define VT_BY_MAX	65536
+#define VT_TASKS_MAX	65536
 
 enum vt_state {
 	VT_UNKNOWN,	/* before the host's events said */
@@ -51,8 +53,7 @@ struct vt_vcpu {
 	uint64_t ns[VT_NR_STATES];
 	int host_cpu;		/* where it runs or waits; -1: unknown */
 	uint64_t mark;		/* waiting time before it is attributed */
-	struct vt_task by[VT_BY_MAX];	/* who ran while it waited */
-	unsigned int nr_by;
+	struct pid_table by;	/* of vt_task: who ran while it waited */
 	uint64_t by_others_ns;
 	int guest_pid;		/* the guest task current on it; -1: unknown */
 	uint64_t guest_since;
@@ -62,8 +63,7 @@ struct vt_guest {
 	char *name;
 	unsigned int nr_vcpus;
 	struct vt_vcpu *vcpus;
-	struct vt_guest_task *tasks;
-	unsigned int nr_tasks;
+	struct pid_table tasks;		/* of vt_guest_task */
 	uint64_t tasks_dropped_ns;	/* of tasks beyond VT_TASKS_MAX */
 };
 
@@ -77,7 +77,7 @@ struct vt {
 	unsigned int nr_guests;
 	struct vt_host_cpu *cpus;
 	unsigned int nr_cpus;
-	uint64_t first, last;	/* the events' times */
+	uint64_t first, last;	/* the host's events' span */
 	bool any;
 };
 
@@ -93,10 +93,13 @@ void vt_host_switch(struct vt *v, uint64_t t, unsigned int cpu, int prev_pid,
 		    const char *next_comm);
 void vt_host_wakeup(struct vt *v, uint64_t t, int pid, int target_cpu);
 void vt_host_migrate(struct vt *v, uint64_t t, int pid, int dest_cpu);
-/* A guest's sched_switch on @vcpu, in host time. */
+/*
+ * A guest's sched_switch on @vcpu, in host time.  Guest tasks are
+ * accounted within the host's events' span only.
+ */
 void vt_guest_switch(struct vt *v, uint64_t t, unsigned int guest,
 		     unsigned int vcpu, int next_pid, const char *next_comm);
-/* Any event: the window's bounds. */
+/* Any other host event: the span's bounds. */
 void vt_seen(struct vt *v, uint64_t t);
 /* Close every open interval at the last event. */
 void vt_end(struct vt *v);
