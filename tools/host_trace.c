@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -77,6 +78,7 @@ struct host_trace {
 	int wake[2];		/* a pipe: written to stop the thread */
 	pthread_mutex_t lock;	/* @w, shared with host_trace_guest() */
 	uint64_t pages, events, lost, lost_unknown;
+	uint64_t cpu_ns;	/* the thread's CPU time, once it ended */
 	int err;		/* the thread's: an exit code, having said why */
 };
 
@@ -345,7 +347,8 @@ static void *reader(void *arg)
 {
 	struct host_trace *h = arg;
 	struct pollfd *pfd;
-	unsigned int cpu;
+	struct timespec cpu;
+	unsigned int i;
 	bool stopping = false;
 	int busy;
 
@@ -355,16 +358,16 @@ static void *reader(void *arg)
 		h->err = EXIT_RUNTIME;
 		return NULL;
 	}
-	for (cpu = 0; cpu < h->nr_cpus; cpu++) {
-		pfd[cpu].fd = h->fds[cpu];
-		pfd[cpu].events = POLLIN;
+	for (i = 0; i < h->nr_cpus; i++) {
+		pfd[i].fd = h->fds[i];
+		pfd[i].events = POLLIN;
 	}
 	pfd[h->nr_cpus].fd = h->wake[0];
 	pfd[h->nr_cpus].events = POLLIN;
 	while (!h->err) {
 		busy = 0;
-		for (cpu = 0; cpu < h->nr_cpus && !h->err; cpu++) {
-			int n = read_cpu(h, cpu, CPU_BURST);
+		for (i = 0; i < h->nr_cpus && !h->err; i++) {
+			int n = read_cpu(h, i, CPU_BURST);
 
 			if (n == CPU_BURST)
 				busy = 1;
@@ -385,6 +388,9 @@ static void *reader(void *arg)
 			stopping = true;
 	}
 	free(pfd);
+	/* What recording the host cost this process: its summary says. */
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu))
+		h->cpu_ns = cpu.tv_sec * 1000000000ULL + cpu.tv_nsec;
 	return NULL;
 }
 
@@ -523,8 +529,11 @@ int host_trace_stop(struct host_trace *h)
 	h->w = NULL;
 	if (!ret)
 		fprintf(stderr, "ivring-read: %s: %" PRIu64 " host events, %"
-			PRIu64 " pages, %" PRIu64 " lost, %" PRIu64 " bytes\n",
-			h->output, st.events, st.pages, st.lost, st.bytes);
+			PRIu64 " pages, %" PRIu64 " lost, %" PRIu64
+			" bytes; its thread took %.3f s of CPU (%.0f ns an event)\n",
+			h->output, st.events, st.pages, st.lost, st.bytes,
+			h->cpu_ns / 1e9,
+			st.events ? (double)h->cpu_ns / st.events : 0.0);
 	if (!ret && h->lost_unknown)
 		fprintf(stderr, "ivring-read: %s: and events lost before %"
 			PRIu64 " pages that the host kernel did not count\n",

@@ -20,11 +20,15 @@ usage() {
 	sed -n '/^# Usage:/,/^$/p' "$1" | sed '$d; s/^# \{0,1\}//'
 }
 
-# recorder_start FILE SEGMENT ERRFILE: ivring-read record -f -q of SEGMENT
-# into FILE, in the background (its pid in rec_pid), its messages in
-# ERRFILE.  It waits for the segment to appear and to be formatted.
+# recorder_start FILE SEGMENT ERRFILE [OPTION...]: ivring-read record -f
+# -q of SEGMENT into FILE, in the background (its pid in rec_pid), its
+# messages in ERRFILE.  It waits for the segment to appear and to be
+# formatted.
 recorder_start() {
-	"$reader" record -f -q -o "$1" "$2" 2>"$3" &
+	local file=$1 seg=$2 err=$3
+
+	shift 3
+	"$reader" record -f -q -o "$file" "$@" "$seg" 2>"$err" &
 	rec_pid=$!
 }
 

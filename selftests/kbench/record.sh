@@ -31,6 +31,10 @@
 #   --mttcg          one host thread per vCPU (ivring-vm --mttcg): the
 #                    recorder then competes with both vCPUs for the host's
 #                    cores; the default single-threaded TCG leaves it one
+#   --host           the recorder records the host's scheduler too
+#                    (ivring-read record --host), into FILE.host; the
+#                    summary gives its thread's CPU per host event.  Run it
+#                    with and without, to compare the guest's slowdowns
 #   --timeout SEC    the guest's watchdog (default 1800)
 #   --log FILE       the console log (default build/kbench/record-console.log)
 #   --raw            also print every round's KB-HACK line
@@ -57,6 +61,7 @@ shm_size=16M
 dat=
 keep=0
 mttcg=()
+host=()
 timeout=1800
 log=
 raw=0
@@ -69,6 +74,7 @@ while [ $# -gt 0 ]; do
 	--raw) raw=1; shift; continue ;;
 	--keep) keep=1; shift; continue ;;
 	--mttcg) mttcg=(--mttcg); shift; continue ;;
+	--host) host=(--host); shift; continue ;;
 	-h | --help) usage "$0"; exit 0 ;;
 	esac
 	[ $# -ge 2 ] || die "$1 needs an argument (see --help)"
@@ -110,7 +116,11 @@ cleanup() {
 	[ -n "$vm_pid" ] && { kill -TERM "$vm_pid" 2>/dev/null; wait "$vm_pid" 2>/dev/null; }
 	[ -n "$rec_pid" ] && { kill -TERM "$rec_pid" 2>/dev/null; wait "$rec_pid" 2>/dev/null; }
 	rm -f "/dev/shm/$shm"
-	[ "$keep" = 1 ] || { rm -f "$dat" "$dat".cpu*; [ -n "$datdir" ] && rmdir "$datdir"; }
+	[ "$keep" = 1 ] || {
+		rm -f "$dat" "$dat".cpu* "$dat".head "$dat.host" "$dat.host".cpu* \
+			"$dat.host".head
+		[ -n "$datdir" ] && rmdir "$datdir"
+	}
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -131,7 +141,8 @@ flock /tmp/ivring-vm.lock "$top/tools/ivring-vm" --kver "$kver" \
 	--log "$log" --file "$out/guest-hackbench" --script "$tmp/guest.sh" \
 	>"$tmp/vm.out" 2>&1 </dev/null &
 vm_pid=$!
-recorder_start "$dat" "/dev/shm/$shm" "$tmp/rec.err"
+recorder_start "$dat" "/dev/shm/$shm" "$tmp/rec.err" \
+	${host:+--host "$dat.host"}
 wait "$vm_pid"
 rc=$?
 vm_pid=
@@ -147,9 +158,10 @@ fi
 sed -n 's/.*boot to power-off took/guest run: boot to power-off took/p' "$tmp/vm.out"
 [ "$raw" = 1 ] && grep -E '^KB-HACK' "$tmp/console"
 echo
-awk -v rec="$(grep ' events, ' "$tmp/rec.err" | tail -n 1)" \
+[ ${#host[@]} = 0 ] || grep ' host events, ' "$tmp/rec.err"
+awk -v rec="$(grep -v ' host events, ' "$tmp/rec.err" | grep ' events, ' | tail -n 1)" \
 	-v rec_cpu="$rec_cpu" \
-	-v cmd="selftests/kbench/record.sh --rounds $rounds --groups $groups --loops $loops --shm-size $shm_size${mttcg:+ --mttcg}" \
+	-v cmd="selftests/kbench/record.sh --rounds $rounds --groups $groups --loops $loops --shm-size $shm_size${mttcg:+ --mttcg}${host:+ --host}" \
 	-f "$here/median.awk" -f "$here/record.awk" "$tmp/console"
 [ "$keep" = 1 ] && echo "kept $dat"
 exit 0
