@@ -11,10 +11,14 @@
  * puts the guests' events in host time (their TIME_SHIFT) and merges every
  * file in time order; the host's GUEST options link each guest's file, by
  * its TRACEID, to its vCPUs' host threads.  The accounting is
- * vcpu_time.c's.  The files are not trusted: fields are read within their
- * records, and comms are printed made safe.
+ * vcpu_time.c's.  What this program reads of the files is not trusted:
+ * fields are read within their records, comms are printed made safe, and
+ * tasks are kept to a bound.  libtracecmd's own parsing of a file is
+ * trusted: a file that it cannot parse safely can crash it, as it can
+ * crash trace-cmd report.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,11 +51,13 @@ struct input {
 	struct tracecmd_input *h;
 	int guest;		/* its index in the accounting; -1: the host */
 	struct sched_fields f;
+	uint64_t inside, outside;	/* a guest's events, of the host's span */
 };
 
 struct run {
 	struct vt vt;
 	struct input *in;
+	uint64_t span[2];	/* the host's first and last event */
 };
 
 static struct tep_format_field *field(struct tep_event *ev, const char *name,
@@ -86,13 +92,22 @@ static void find_fields(struct tep_handle *tep, struct sched_fields *f)
 	f->mig_cpu = field(ev, "dest_cpu", &f->migrate_id);
 }
 
+/*
+ * Whether @f lies within @rec.  Offsets and sizes are the file's format
+ * text's, which libtraceevent takes as ints, negative ones too.
+ */
+static bool within(struct tep_record *rec, struct tep_format_field *f)
+{
+	return f->offset >= 0 && f->size >= 0 && rec->size >= 0 &&
+	       (int64_t)f->offset + f->size <= rec->size;
+}
+
 /* A number field of @rec, read only within the record; else -1. */
 static long long num(struct tep_record *rec, struct tep_format_field *f)
 {
 	unsigned long long v;
 
-	if ((unsigned int)f->offset + f->size > (unsigned int)rec->size ||
-	    tep_read_number_field(f, rec->data, &v))
+	if (!within(rec, f) || tep_read_number_field(f, rec->data, &v))
 		return -1;
 	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size == 4)
 		return (int32_t)v;
@@ -102,11 +117,12 @@ static long long num(struct tep_record *rec, struct tep_format_field *f)
 static void comm(struct tep_record *rec, struct tep_format_field *f,
 		 char out[VT_COMM])
 {
-	unsigned int n = f->size < VT_COMM - 1 ? f->size : VT_COMM - 1;
+	int n;
 
 	out[0] = '\0';
-	if ((unsigned int)f->offset + f->size > (unsigned int)rec->size)
+	if (!within(rec, f))
 		return;
+	n = f->size < VT_COMM - 1 ? f->size : VT_COMM - 1;
 	memcpy(out, (char *)rec->data + f->offset, n);
 	out[n] = '\0';
 	tool_safe_text(out);
@@ -116,27 +132,19 @@ static void host_event(struct run *r, const struct sched_fields *f,
 		       struct tep_record *rec, int type, int cpu)
 {
 	char prev[VT_COMM], next[VT_COMM];
-	long long state;
 
 	if (type == f->switch_id) {
 		comm(rec, f->prev_comm, prev);
 		comm(rec, f->next_comm, next);
-		state = num(rec, f->prev_state);
-		/*
-		 * TASK_RUNNING is 0; TASK_REPORT_MAX (0x100) only marks a
-		 * preemption, and the report states are below it.
-		 */
 		vt_host_switch(&r->vt, rec->ts, cpu, num(rec, f->prev_pid), prev,
-			       state >= 0 && !(state & 0xff),
-			       num(rec, f->next_pid), next);
+			       num(rec, f->prev_state), num(rec, f->next_pid),
+			       next);
 	} else if (type == f->wakeup_id) {
 		vt_host_wakeup(&r->vt, rec->ts, num(rec, f->wake_pid),
 			       num(rec, f->wake_cpu));
 	} else if (type == f->migrate_id) {
 		vt_host_migrate(&r->vt, rec->ts, num(rec, f->mig_pid),
 				num(rec, f->mig_cpu));
-	} else {
-		vt_seen(&r->vt, rec->ts);
 	}
 }
 
@@ -155,12 +163,50 @@ static int on_event(struct tracecmd_input *h, struct tep_record *rec,
 	(void)cpu;
 	if (in->guest < 0) {
 		host_event(r, &in->f, rec, type, rec->cpu);
-	} else if (type == in->f.switch_id) {
+		return stop_is_requested();
+	}
+	if (rec->ts < r->span[0] || rec->ts > r->span[1])
+		in->outside++;
+	else
+		in->inside++;
+	if (type == in->f.switch_id) {
 		comm(rec, in->f.next_comm, next);
 		vt_guest_switch(&r->vt, rec->ts, in->guest, rec->cpu,
 				num(rec, in->f.next_pid), next);
 	}
 	return stop_is_requested();
+}
+
+static int span_of(struct tracecmd_input *h, struct tep_record *rec, int cpu,
+		   void *arg)
+{
+	uint64_t *span = arg;
+
+	(void)h;
+	(void)cpu;
+	if (!span[0] || rec->ts < span[0])
+		span[0] = rec->ts;
+	if (rec->ts > span[1])
+		span[1] = rec->ts;
+	return stop_is_requested();
+}
+
+/*
+ * The span of the host's events, before the pass that accounts: a guest's
+ * interval is known only within it.  A handle of its own, as libtracecmd
+ * iterates a handle's events once.
+ */
+static int host_span(const char *path, uint64_t span[2])
+{
+	struct tracecmd_input *h = tracecmd_open(path,
+						 TRACECMD_FL_LOAD_NO_PLUGINS);
+
+	span[0] = span[1] = 0;
+	if (!h)
+		return -1;
+	tracecmd_iterate_events(h, NULL, 0, span_of, span);
+	tracecmd_close(h);
+	return 0;
 }
 
 /* Each guest file, by its TRACEID in the host file's GUEST options. */
@@ -192,6 +238,22 @@ static int link_guests(struct run *r, int nr)
 	return 0;
 }
 
+/*
+ * A guest file whose times are not the host's (recorded without --clock
+ * host, or whose guest never answered for its clock) lies mostly outside
+ * the host's span, or its events land on the wrong host events.
+ */
+static void warn_outside(const struct run *r, int nr)
+{
+	int i;
+
+	for (i = 1; i < nr; i++)
+		if (r->in[i].outside > r->in[i].inside)
+			tool_warn("%s: %" PRIu64 " of its %" PRIu64 " events lie outside the host's span: were its times the host's (--clock host), and recorded at the same time?",
+				  r->in[i].path, r->in[i].outside,
+				  r->in[i].outside + r->in[i].inside);
+}
+
 static double sec(uint64_t ns)
 {
 	return ns / 1e9;
@@ -205,9 +267,11 @@ static double pct(uint64_t part, uint64_t whole)
 static int by_lost(const void *a, const void *b)
 {
 	const struct vt_guest_task *x = a, *y = b;
+	uint64_t lx = x->preempted_ns + x->blocked_ns;
+	uint64_t ly = y->preempted_ns + y->blocked_ns;
 
-	if (x->preempted_ns != y->preempted_ns)
-		return x->preempted_ns < y->preempted_ns ? 1 : -1;
+	if (lx != ly)
+		return lx < ly ? 1 : -1;
 	return x->run_ns < y->run_ns ? 1 : x->run_ns > y->run_ns ? -1 : 0;
 }
 
@@ -253,21 +317,22 @@ static void print_guest(struct vt_guest *g, uint64_t span)
 	snprintf(name, sizeof(name), "%s", g->name);
 	tool_safe_text(name);
 	printf("\nguest %s: %u vCPUs\n", name, g->nr_vcpus);
-	printf("  vCPU   thread      running (s)      runnable (s)        halted (s)       unknown (s)\n");
+	printf("  vCPU   thread      running (s)      runnable (s)        halted (s)       blocked (s)       unknown (s)\n");
 	for (i = 0; i < g->nr_vcpus; i++)
 		print_vcpu(&g->vcpus[i], i, span);
 	if (!g->tasks.nr)
 		return;
 	pid_table_sort(&g->tasks, by_lost);
 	printf("  guest tasks, by running time lost to the host:\n");
-	printf("  %8s %-16s %12s %12s %6s\n", "pid", "comm", "running (s)",
-	       "preempted", "share");
+	printf("  %8s %-16s %12s %12s %12s %6s\n", "pid", "comm", "running (s)",
+	       "preempted", "blocked", "lost");
 	for (i = 0; i < g->tasks.nr && i < TASKS_SHOWN; i++) {
 		const struct vt_guest_task *t = pid_table_at(&g->tasks, i);
 
-		printf("  %8d %-16s %12.6f %12.6f %5.1f%%\n", t->pid, t->comm,
-		       sec(t->run_ns), sec(t->preempted_ns),
-		       pct(t->preempted_ns, t->run_ns));
+		printf("  %8d %-16s %12.6f %12.6f %12.6f %5.1f%%\n", t->pid,
+		       t->comm, sec(t->run_ns), sec(t->preempted_ns),
+		       sec(t->blocked_ns),
+		       pct(t->preempted_ns + t->blocked_ns, t->run_ns));
 	}
 	if (g->tasks.nr > TASKS_SHOWN)
 		printf("  ... and %u tasks more\n", g->tasks.nr - TASKS_SHOWN);
@@ -292,7 +357,7 @@ int main(int argc, char **argv)
 	struct tracecmd_input **hs;
 	struct run r = { 0 };
 	int i, nr = argc - 1, err = 0;
-	uint64_t span;
+	uint64_t *span = r.span;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage(stdout);
@@ -304,9 +369,13 @@ int main(int argc, char **argv)
 	}
 	read_signals();
 	tracecmd_set_loglevel(TEP_LOG_CRITICAL);
+	if (host_span(argv[1], r.span)) {
+		tool_warn("%s: not a trace.dat that libtracecmd reads", argv[1]);
+		return EXIT_RUNTIME;
+	}
 	r.in = calloc(nr, sizeof(*r.in));
 	hs = calloc(nr, sizeof(*hs));
-	if (!r.in || !hs || vt_init(&r.vt, HOST_CPUS_MAX))
+	if (!r.in || !hs || vt_init(&r.vt, HOST_CPUS_MAX, span[0], span[1]))
 		tool_die("out of memory");
 	for (i = 0; i < nr && !err; i++) {
 		r.in[i].path = argv[i + 1];
@@ -333,14 +402,19 @@ int main(int argc, char **argv)
 		tool_warn("reading the files failed");
 		err = EXIT_RUNTIME;
 	}
+	/* Figures of part of the files would pass for the whole's. */
+	if (!err && stop_is_requested()) {
+		tool_warn("interrupted: no figures");
+		err = EXIT_RUNTIME;
+	}
 	if (!err) {
 		vt_end(&r.vt);
-		span = r.vt.last - r.vt.first;
+		warn_outside(&r, nr);
 		printf("%s and %d guest file%s: %.6f s of host time that the host's events span, %.6f to %.6f\n",
-		       r.in[0].path, nr - 1, nr > 2 ? "s" : "", sec(span),
-		       sec(r.vt.first), sec(r.vt.last));
+		       r.in[0].path, nr - 1, nr > 2 ? "s" : "",
+		       sec(span[1] - span[0]), sec(span[0]), sec(span[1]));
 		for (i = 0; i < (int)r.vt.nr_guests; i++)
-			print_guest(&r.vt.guests[i], span);
+			print_guest(&r.vt.guests[i], span[1] - span[0]);
 	}
 	for (i = 0; i < nr; i++)
 		if (hs[i])

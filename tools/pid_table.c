@@ -13,9 +13,16 @@ void pid_table_init(struct pid_table *t, size_t size, uint32_t max)
 	t->max = max;
 }
 
+/*
+ * Fibonacci hashing: the product's high bits, which every bit of the pid
+ * moves; its low bits would put pids a power of two apart, as a hostile
+ * file may choose them, in one slot.
+ */
 static uint32_t hash(int pid, uint32_t nr_slots)
 {
-	return ((uint32_t)pid * 2654435761U) & (nr_slots - 1);
+	uint32_t bits = __builtin_ctz(nr_slots);
+
+	return ((uint32_t)pid * 2654435761U) >> (32 - bits);
 }
 
 static int pid_of(const struct pid_table *t, uint32_t i)

@@ -22,7 +22,8 @@
 
 #include "vcpu_time.h"
 
-int vt_init(struct vt *v, unsigned int host_cpus)
+int vt_init(struct vt *v, unsigned int host_cpus, uint64_t first,
+	    uint64_t last)
 {
 	unsigned int i;
 
@@ -31,6 +32,8 @@ int vt_init(struct vt *v, unsigned int host_cpus)
 	if (!v->cpus)
 		return -1;
 	v->nr_cpus = host_cpus;
+	v->first = first;
+	v->last = last;
 	for (i = 0; i < host_cpus; i++)
 		v->cpus[i].pid = -1;
 	return 0;
@@ -85,32 +88,6 @@ void vt_free(struct vt *v)
 	memset(v, 0, sizeof(*v));
 }
 
-void vt_seen(struct vt *v, uint64_t t)
-{
-	if (!v->any) {
-		v->first = t;
-		v->any = true;
-	}
-	if (t > v->last)
-		v->last = t;
-}
-
-/* The vCPU that the host thread @tid runs, or NULL; its guest in *@g. */
-static struct vt_vcpu *vcpu_of(struct vt *v, int tid, struct vt_guest **g)
-{
-	unsigned int i, k;
-
-	if (tid <= 0)
-		return NULL;
-	for (i = 0; i < v->nr_guests; i++)
-		for (k = 0; k < v->guests[i].nr_vcpus; k++)
-			if (v->guests[i].vcpus[k].tid == tid) {
-				*g = &v->guests[i];
-				return &v->guests[i].vcpus[k];
-			}
-	return NULL;
-}
-
 static void set_comm(char dst[VT_COMM], const char *src)
 {
 	snprintf(dst, VT_COMM, "%s", src ? src : "");
@@ -138,8 +115,6 @@ static void guest_account(struct vt *v, struct vt_guest *g, struct vt_vcpu *c,
 	uint64_t lo = c->guest_since, hi = t, dt;
 
 	c->guest_since = t > c->guest_since ? t : c->guest_since;
-	if (!v->any)
-		return;
 	lo = lo > v->first ? lo : v->first;
 	hi = hi < v->last ? hi : v->last;
 	/* pid 0: the idle task, which runs nothing of the guest's. */
@@ -154,6 +129,8 @@ static void guest_account(struct vt *v, struct vt_guest *g, struct vt_vcpu *c,
 	task->run_ns += dt;
 	if (c->state == VT_RUNNABLE)
 		task->preempted_ns += dt;
+	else if (c->state == VT_BLOCKED)
+		task->blocked_ns += dt;
 }
 
 /* The wait on c->host_cpu up to @t goes to whoever ran there. */
@@ -190,7 +167,7 @@ static void set_state(struct vt *v, struct vt_guest *g, struct vt_vcpu *c,
 		      uint64_t t, enum vt_state s)
 {
 	guest_account(v, g, c, t);
-	/* Unknown from the window's start until the host said. */
+	/* Unknown from the span's start until the host said. */
 	if (!c->since)
 		c->since = v->first;
 	if (t > c->since) {
@@ -208,62 +185,77 @@ static void cpu_set(struct vt *v, unsigned int cpu, int pid, const char *comm)
 	set_comm(v->cpus[cpu].comm, comm);
 }
 
+/*
+ * TASK_RUNNING is 0; TASK_REPORT_MAX (0x100) only marks a preemption,
+ * and the states that a switch reports are below it: D is 2.
+ */
+static enum vt_state off_cpu_state(long long prev_state)
+{
+	if (prev_state < 0)
+		return VT_UNKNOWN;
+	if (!(prev_state & 0xff))
+		return VT_RUNNABLE;
+	return prev_state & 0x2 ? VT_BLOCKED : VT_HALTED;
+}
+
 void vt_host_switch(struct vt *v, uint64_t t, unsigned int cpu, int prev_pid,
-		    const char *prev_comm, bool prev_runnable, int next_pid,
+		    const char *prev_comm, long long prev_state, int next_pid,
 		    const char *next_comm)
 {
-	struct vt_guest *g;
-	struct vt_vcpu *c;
 	unsigned int i, k;
 
-	vt_seen(v, t);
-	/* Every vCPU waiting here waited, until now, for the task going. */
 	for (i = 0; i < v->nr_guests; i++)
 		for (k = 0; k < v->guests[i].nr_vcpus; k++) {
-			c = &v->guests[i].vcpus[k];
+			struct vt_guest *g = &v->guests[i];
+			struct vt_vcpu *c = &g->vcpus[k];
+
+			/* Waiting here, until now, for the task going. */
 			if (c->state == VT_RUNNABLE && c->host_cpu == (int)cpu)
 				credit_wait(v, c, t, prev_pid, prev_comm);
+			if (prev_pid > 0 && c->tid == prev_pid) {
+				set_state(v, g, c, t, off_cpu_state(prev_state));
+				c->host_cpu = cpu;
+				c->mark = t;
+			}
+			if (next_pid > 0 && c->tid == next_pid) {
+				set_state(v, g, c, t, VT_RUNNING);
+				c->host_cpu = cpu;
+			}
 		}
-	c = vcpu_of(v, prev_pid, &g);
-	if (c) {
-		set_state(v, g, c, t, prev_runnable ? VT_RUNNABLE : VT_HALTED);
-		c->host_cpu = cpu;
-		c->mark = t;
-	}
-	c = vcpu_of(v, next_pid, &g);
-	if (c) {
-		set_state(v, g, c, t, VT_RUNNING);
-		c->host_cpu = cpu;
-	}
 	cpu_set(v, cpu, next_pid, next_comm);
 }
 
 void vt_host_wakeup(struct vt *v, uint64_t t, int pid, int target_cpu)
 {
-	struct vt_guest *g;
-	struct vt_vcpu *c;
+	unsigned int i, k;
 
-	vt_seen(v, t);
-	c = vcpu_of(v, pid, &g);
-	if (!c || c->state == VT_RUNNING || c->state == VT_RUNNABLE)
-		return;
-	set_state(v, g, c, t, VT_RUNNABLE);
-	c->host_cpu = target_cpu;
-	c->mark = t;
+	for (i = 0; pid > 0 && i < v->nr_guests; i++)
+		for (k = 0; k < v->guests[i].nr_vcpus; k++) {
+			struct vt_vcpu *c = &v->guests[i].vcpus[k];
+
+			if (c->tid != pid || c->state == VT_RUNNING ||
+			    c->state == VT_RUNNABLE)
+				continue;
+			set_state(v, &v->guests[i], c, t, VT_RUNNABLE);
+			c->host_cpu = target_cpu;
+			c->mark = t;
+		}
 }
 
 void vt_host_migrate(struct vt *v, uint64_t t, int pid, int dest_cpu)
 {
-	struct vt_guest *g;
-	struct vt_vcpu *c;
+	unsigned int i, k;
 
-	vt_seen(v, t);
-	c = vcpu_of(v, pid, &g);
-	if (!c)
-		return;
-	if (c->state == VT_RUNNABLE)
-		credit_wait(v, c, t, -1, NULL);
-	c->host_cpu = dest_cpu;
+	for (i = 0; pid > 0 && i < v->nr_guests; i++)
+		for (k = 0; k < v->guests[i].nr_vcpus; k++) {
+			struct vt_vcpu *c = &v->guests[i].vcpus[k];
+
+			if (c->tid != pid)
+				continue;
+			if (c->state == VT_RUNNABLE)
+				credit_wait(v, c, t, -1, NULL);
+			c->host_cpu = dest_cpu;
+		}
 }
 
 void vt_guest_switch(struct vt *v, uint64_t t, unsigned int guest,

@@ -27,9 +27,12 @@
 
 enum vt_state {
 	VT_UNKNOWN,	/* before the host's events said */
-	VT_RUNNING,	/* its thread on a host CPU: guest code runs */
+	VT_RUNNING,	/* its thread on a host CPU: the guest's code, or
+			 * QEMU's or KVM's on its behalf */
 	VT_RUNNABLE,	/* runnable, not running: preempted or not yet run */
-	VT_HALTED,	/* its thread asleep: the vCPU halted */
+	VT_HALTED,	/* its thread asleep (S): the vCPU halted */
+	VT_BLOCKED,	/* in an uninterruptible wait (D): a page fault, I/O,
+			 * a lock in the host, which the guest did not ask for */
 	VT_NR_STATES,
 };
 
@@ -44,6 +47,7 @@ struct vt_guest_task {
 	char comm[VT_COMM];
 	uint64_t run_ns;	/* current on a vCPU, in the guest's view */
 	uint64_t preempted_ns;	/* ... while that vCPU was VT_RUNNABLE */
+	uint64_t blocked_ns;	/* ... while it was VT_BLOCKED */
 };
 
 struct vt_vcpu {
@@ -78,18 +82,24 @@ struct vt {
 	struct vt_host_cpu *cpus;
 	unsigned int nr_cpus;
 	uint64_t first, last;	/* the host's events' span */
-	bool any;
 };
 
-int vt_init(struct vt *v, unsigned int host_cpus);
+/* The host's events span [@first, @last]: time outside it is not known. */
+int vt_init(struct vt *v, unsigned int host_cpus, uint64_t first,
+	    uint64_t last);
 /* A guest and its vCPUs' host threads (@tids[vcpu]); its index, or -1. */
 int vt_add_guest(struct vt *v, const char *name, unsigned int nr_vcpus,
 		 const int *tids);
 void vt_free(struct vt *v);
 
-/* The host's events, in time order with every other event. */
+/*
+ * The host's events, in time order with every other event; @prev_state as
+ * sched_switch has it (-1: not known).  A tid that vCPUs of several
+ * guests share (one guest's files before and after a reboot) moves them
+ * all.
+ */
 void vt_host_switch(struct vt *v, uint64_t t, unsigned int cpu, int prev_pid,
-		    const char *prev_comm, bool prev_runnable, int next_pid,
+		    const char *prev_comm, long long prev_state, int next_pid,
 		    const char *next_comm);
 void vt_host_wakeup(struct vt *v, uint64_t t, int pid, int target_cpu);
 void vt_host_migrate(struct vt *v, uint64_t t, int pid, int dest_cpu);
@@ -99,8 +109,6 @@ void vt_host_migrate(struct vt *v, uint64_t t, int pid, int dest_cpu);
  */
 void vt_guest_switch(struct vt *v, uint64_t t, unsigned int guest,
 		     unsigned int vcpu, int next_pid, const char *next_comm);
-/* Any other host event: the span's bounds. */
-void vt_seen(struct vt *v, uint64_t t);
 /* Close every open interval at the last event. */
 void vt_end(struct vt *v);
 

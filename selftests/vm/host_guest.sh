@@ -147,7 +147,7 @@ echo "ok: trace-cmd report -i host -i guest prints one timeline"
 sed 's/^/# /' "$vm_tmp/vcpus"
 vm_awk '
 # vCPU lines: vCPU, thread, then seconds and percent of each state.
-$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 10 {
+$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 12 {
 	c = $1; gsub(/%/, ""); run[c] = $3; runnable[c] = $5; halted_pct[c] = $8; next
 }
 /ran instead:/ && c == 0 && match($0, ":" busy " [0-9.]+") {
