@@ -6,9 +6,10 @@
  * The host's tracing is shared by everyone on it, so the recorder touches
  * only a tracefs instance of its own, "ivring-host-PID": its trace clock
  * (mono, the clock that --clock host maps guest times to), its buffer, and
- * its events.  The instance is removed at the end, after a failure, at
- * exit(), and, should a recorder have been killed before it could, by the
- * next one that finds it with no process of that pid left.
+ * its events.  The instance is removed at the end (Ctrl-C, SIGTERM) and
+ * after a failure; one that a recorder killed before it could (SIGKILL, a
+ * second Ctrl-C) left is removed by the next that finds it with no
+ * process of that pid left.
  *
  * trace_pipe_raw gives the ring buffer's pages as they are: they are
  * checked (ivring__page_parse()) and go into the file whole.  The thread
@@ -71,6 +72,7 @@ struct host_trace {
 	uint64_t trace_id;
 	unsigned int nr_cpus, page_size;
 	int *fds;
+	bool *absent;		/* no buffer for the CPU: it was offline */
 	struct tracefs_cpu **tcpu;
 	void *page;
 	pthread_t thread;
@@ -82,10 +84,6 @@ struct host_trace {
 	int err;		/* the thread's: an exit code, having said why */
 };
 
-/* The one host trace of the process, for exit(). */
-static struct host_trace *live;
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static void destroy_instance(struct tracefs_instance *inst)
 {
 	if (!inst)
@@ -95,20 +93,6 @@ static void destroy_instance(struct tracefs_instance *inst)
 		tool_warn("tracefs instance %s: cannot remove it: %s",
 			  tracefs_instance_get_name(inst), strerror(errno));
 	tracefs_instance_free(inst);
-}
-
-/* exit() without host_trace_stop(): the instance goes all the same. */
-static void remove_at_exit(void)
-{
-	struct tracefs_instance *inst = NULL;
-
-	pthread_mutex_lock(&live_lock);
-	if (live) {
-		inst = live->inst;
-		live->inst = NULL;
-	}
-	pthread_mutex_unlock(&live_lock);
-	destroy_instance(inst);
 }
 
 /* Instances of recorders that were killed before they could remove them. */
@@ -154,9 +138,6 @@ static int setup_instance(struct host_trace *h, unsigned int buffer_kb)
 		h->inst = NULL;
 		return EXIT_RUNTIME;
 	}
-	pthread_mutex_lock(&live_lock);
-	live = h;
-	pthread_mutex_unlock(&live_lock);
 	tracefs_trace_off(h->inst);
 	if (tracefs_instance_file_write(h->inst, "trace_clock", "mono") < 0) {
 		tool_warn("--host: cannot set the trace clock mono: %s",
@@ -204,6 +185,7 @@ static int open_file(struct host_trace *h, const struct host_trace_conf *c)
 		.nr_cpus = h->nr_cpus,
 		.page_size = h->page_size,
 		.formats = fmts,
+		.format_sz = sizeof(fmts[0]),
 	};
 	struct ivring_rec_opts opts = {
 		.sz = sizeof(opts),
@@ -227,15 +209,20 @@ static int open_file(struct host_trace *h, const struct host_trace_conf *c)
 			continue;
 		texts[n] = tracefs_event_file_read(h->inst, e->system,
 						   e->event, "format", &size);
-		if (!texts[n] || size <= 0)
+		if (!texts[n] || size <= 0) {
+			free(texts[n]);
+			texts[n] = NULL;
 			break;
+		}
 		fmts[n].system = e->system;
 		fmts[n].text = texts[n];
 		fmts[n].len = size;
 		n++;
 	}
-	hpage = tracefs_instance_file_read(NULL, "events/header_page", &size);
-	hevent = tracefs_instance_file_read(NULL, "events/header_event", &size);
+	/* The instance's own: its sub-buffer may differ from the top's. */
+	hpage = tracefs_instance_file_read(h->inst, "events/header_page", &size);
+	hevent = tracefs_instance_file_read(h->inst, "events/header_event",
+					    &size);
 	src.header_page = hpage;
 	src.header_event = hevent;
 	src.nr_formats = n;
@@ -259,11 +246,25 @@ static int open_cpus(struct host_trace *h)
 {
 	unsigned int cpu;
 	char file[64];
+	long long kb;
 
 	h->fds = malloc(h->nr_cpus * sizeof(*h->fds));
+	h->absent = calloc(h->nr_cpus, sizeof(*h->absent));
 	h->tcpu = calloc(h->nr_cpus, sizeof(*h->tcpu));
+	if (!h->fds || !h->absent || !h->tcpu) {
+		tool_warn("--host: out of memory");
+		return EXIT_RUNTIME;
+	}
+	/*
+	 * The instance's sub-buffer, which kernels since 6.8 let differ from
+	 * a page (buffer_subbuf_size_kb): the unit that trace_pipe_raw reads.
+	 */
+	h->page_size = (unsigned int)getpagesize();
+	if (!tracefs_instance_file_read_number(h->inst, "buffer_subbuf_size_kb",
+					       &kb) && kb > 0 && kb <= 1024)
+		h->page_size = kb * 1024;
 	h->page = malloc(h->page_size);
-	if (!h->fds || !h->tcpu || !h->page) {
+	if (!h->page) {
 		tool_warn("--host: out of memory");
 		return EXIT_RUNTIME;
 	}
@@ -317,17 +318,20 @@ static int take_page(struct host_trace *h, unsigned int cpu, int len)
 }
 
 /*
- * Up to @burst pages of @cpu (0: all there are).  The pages taken, or -1
- * with h->err set.
+ * Up to CPU_BURST pages of @cpu: the pages taken, or -1 with h->err set.
+ * A CPU that is possible but has no buffer (offline when the instance was
+ * made: ENODEV) is left out until a later try finds one.
  */
-static int read_cpu(struct host_trace *h, unsigned int cpu, unsigned int burst)
+static int read_cpu(struct host_trace *h, unsigned int cpu)
 {
 	int n = 0, len;
 
-	while (!burst || n < (int)burst) {
+	while (n < CPU_BURST) {
 		len = tracefs_cpu_read(h->tcpu[cpu], h->page, true);
 		if (len <= 0) {
-			if (len < 0 && errno != EAGAIN && errno != EINTR) {
+			if (len < 0 && errno == ENODEV) {
+				h->absent[cpu] = true;
+			} else if (len < 0 && errno != EAGAIN && errno != EINTR) {
 				tool_warn("--host: reading CPU %u: %s", cpu,
 					  strerror(errno));
 				h->err = EXIT_RUNTIME;
@@ -335,6 +339,7 @@ static int read_cpu(struct host_trace *h, unsigned int cpu, unsigned int burst)
 			}
 			break;
 		}
+		h->absent[cpu] = false;
 		h->err = take_page(h, cpu, len);
 		if (h->err)
 			return -1;
@@ -343,51 +348,84 @@ static int read_cpu(struct host_trace *h, unsigned int cpu, unsigned int burst)
 	return n;
 }
 
+/* Spooled pages to the files, so that a recorder killed loses little. */
+static void flush(struct host_trace *h)
+{
+	pthread_mutex_lock(&h->lock);
+	if (ivring__rec_flush(h->w)) {
+		tool_warn("%s", ivring__rec_errmsg(h->w));
+		h->err = EXIT_RUNTIME;
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+/*
+ * Each pass reads the CPUs that poll found ready (half full), and those
+ * that had more than a burst; after a second with none, or at the end,
+ * every CPU, to its last partly filled page, so that an idle CPU's
+ * events wait a second at most.  Reading a CPU whose buffer holds little
+ * makes a page of it, so a CPU is not read more often than that.
+ */
 static void *reader(void *arg)
 {
 	struct host_trace *h = arg;
 	struct pollfd *pfd;
 	struct timespec cpu;
-	unsigned int i;
-	bool stopping = false;
-	int busy;
+	bool *ready, all = true, stopping = false;
+	unsigned int i, n = h->nr_cpus;
+	int ret;
 
-	pfd = calloc(h->nr_cpus + 1, sizeof(*pfd));
-	if (!pfd) {
+	pfd = calloc(n + 1, sizeof(*pfd));
+	ready = calloc(n, sizeof(*ready));
+	if (!pfd || !ready) {
 		tool_warn("--host: out of memory");
 		h->err = EXIT_RUNTIME;
-		return NULL;
 	}
-	for (i = 0; i < h->nr_cpus; i++) {
-		pfd[i].fd = h->fds[i];
+	for (i = 0; pfd && i < n; i++)
 		pfd[i].events = POLLIN;
+	if (pfd) {
+		pfd[n].fd = h->wake[0];
+		pfd[n].events = POLLIN;
 	}
-	pfd[h->nr_cpus].fd = h->wake[0];
-	pfd[h->nr_cpus].events = POLLIN;
 	while (!h->err) {
-		busy = 0;
-		for (i = 0; i < h->nr_cpus && !h->err; i++) {
-			int n = read_cpu(h, i, CPU_BURST);
+		bool more = false;
 
-			if (n == CPU_BURST)
-				busy = 1;
+		for (i = 0; i < n && !h->err; i++) {
+			if (!all && !ready[i])
+				continue;
+			ret = read_cpu(h, i);
+			ready[i] = ret == CPU_BURST;
+			more |= ready[i];
+			/* poll() passes over a negative fd. */
+			pfd[i].fd = h->absent[i] ? -1 : h->fds[i];
 		}
-		if (busy || h->err)
+		if (h->err || more) {
+			all = false;
 			continue;
+		}
 		if (stopping)
 			break;
-		if (poll(pfd, h->nr_cpus + 1, WAIT_MS) < 0 && errno != EINTR) {
+		if (all)
+			flush(h);
+		ret = poll(pfd, n + 1, WAIT_MS);
+		if (ret < 0 && errno != EINTR) {
 			tool_warn("--host: poll: %s", strerror(errno));
 			h->err = EXIT_RUNTIME;
 		}
+		all = ret == 0;
+		for (i = 0; ret > 0 && i < n; i++)
+			ready[i] = pfd[i].revents != 0;
 		/*
-		 * Stopping: tracing is off, so one more pass takes what is
-		 * left, to the last partly filled page.
+		 * Stopping: tracing is off, so one more pass over every CPU
+		 * takes what is left, to the last partly filled page.
 		 */
-		if (pfd[h->nr_cpus].revents)
+		if (ret > 0 && pfd[n].revents) {
 			stopping = true;
+			all = true;
+		}
 	}
 	free(pfd);
+	free(ready);
 	/* What recording the host cost this process: its summary says. */
 	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu))
 		h->cpu_ns = cpu.tv_sec * 1000000000ULL + cpu.tv_nsec;
@@ -398,10 +436,6 @@ static void free_host(struct host_trace *h)
 {
 	unsigned int cpu;
 
-	pthread_mutex_lock(&live_lock);
-	if (live == h)
-		live = NULL;
-	pthread_mutex_unlock(&live_lock);
 	for (cpu = 0; h->tcpu && cpu < h->nr_cpus; cpu++)
 		if (h->tcpu[cpu])
 			tracefs_cpu_free_fd(h->tcpu[cpu]);
@@ -418,13 +452,13 @@ static void free_host(struct host_trace *h)
 	pthread_mutex_destroy(&h->lock);
 	free(h->tcpu);
 	free(h->fds);
+	free(h->absent);
 	free(h->page);
 	free(h);
 }
 
 int host_trace_start(const struct host_trace_conf *c, struct host_trace **out)
 {
-	static bool registered;
 	struct host_trace *h;
 	long cpus;
 	int err;
@@ -440,7 +474,6 @@ int host_trace_start(const struct host_trace_conf *c, struct host_trace **out)
 	h->output = c->output;
 	cpus = sysconf(_SC_NPROCESSORS_CONF);
 	h->nr_cpus = cpus > 0 ? (unsigned int)cpus : 1;
-	h->page_size = (unsigned int)getpagesize();
 	/* The guests' files name it, so it is chosen here, not by libivring. */
 	while (!h->trace_id &&
 	       (getrandom(&h->trace_id, sizeof(h->trace_id), 0) >= 0 ||
@@ -448,17 +481,16 @@ int host_trace_start(const struct host_trace_conf *c, struct host_trace **out)
 		;
 	if (!h->trace_id)
 		h->trace_id = now_ns() ^ ((uint64_t)getpid() << 32);
-	if (!registered && !atexit(remove_at_exit))
-		registered = true;
 	err = pipe2(h->wake, O_CLOEXEC | O_NONBLOCK) ? EXIT_RUNTIME : 0;
 	if (err)
 		tool_warn("--host: pipe: %s", strerror(errno));
 	if (!err)
 		err = setup_instance(h, c->buffer_kb ? c->buffer_kb : BUFFER_KB);
-	if (!err)
-		err = open_file(h, c);
+	/* The file last: a start that fails makes no file. */
 	if (!err)
 		err = open_cpus(h);
+	if (!err)
+		err = open_file(h, c);
 	if (!err) {
 		err = pthread_create(&h->thread, NULL, reader, h);
 		if (err)

@@ -41,8 +41,7 @@ void host_trace_guest(struct host_trace *h, const char *name,
 /*
  * Stop tracing, record what the ring buffer still holds, complete the file
  * and remove the instance; @h is freed.  0, or an exit code having said
- * why.  The instance is removed whatever happened, and also at exit() if
- * this was never called.
+ * why.  The instance is removed whatever happened.
  */
 int host_trace_stop(struct host_trace *h);
 
