@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -415,6 +416,44 @@ static void check_host(struct read_opts *o)
 	o->clock = IVRING_HOST_MONOTONIC;
 }
 
+/* @path's directory, resolved, and its last part: 0, or -1. */
+static int where(const char *path, char *dir, size_t len, const char **leaf)
+{
+	const char *slash = strrchr(path, '/');
+	char parent[PATH_MAX];
+
+	*leaf = slash ? slash + 1 : path;
+	snprintf(parent, sizeof(parent), "%.*s",
+		 slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+	if (!realpath(parent, dir) || strlen(dir) >= len)
+		return -1;
+	return 0;
+}
+
+/*
+ * The host's file is not where a guest's recording goes: the two would
+ * share their spools and the final rename.  With many segments, -o names
+ * the guests' directory, which --host keeps out of.
+ */
+static void check_host_path(const struct read_opts *o)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	const char *la, *lb;
+
+	if (!o->host || !o->output || where(o->host, a, sizeof(a), &la))
+		return;
+	if (o->path) {
+		if (!where(o->output, b, sizeof(b), &lb) && !strcmp(a, b) &&
+		    !strcmp(la, lb))
+			usage_error("--host %s: that is the guest's recording (-o)",
+				    o->host);
+		return;
+	}
+	if (realpath(o->output, b) && !strcmp(a, b))
+		usage_error("--host %s: inside the guests' directory %s; put the host's file elsewhere",
+			    o->host, o->output);
+}
+
 void read_parse(int argc, char **argv, struct read_opts *o)
 {
 	struct getopt_tables t;
@@ -441,6 +480,7 @@ void read_parse(int argc, char **argv, struct read_opts *o)
 	check_modes(o);
 	if (o->record && o->path && !o->ctf && !o->output)
 		o->output = "trace.dat";
+	check_host_path(o);
 }
 
 void read_opts_free(struct read_opts *o)
