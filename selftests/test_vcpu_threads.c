@@ -170,7 +170,8 @@ static int find(FIXTURE_DATA(proc) *self)
 	vcpu_threads_free(&self->v);
 	self->why[0] = '\0';
 	ret = vcpu_threads_find("/proc", self->st.st_dev, self->st.st_ino,
-				&self->v, self->why, sizeof(self->why));
+				self->st.st_uid, &self->v, self->why,
+				sizeof(self->why));
 	return ret;
 }
 
@@ -290,6 +291,7 @@ TEST_F(proc, two_qemus)
 FIXTURE(fake)
 {
 	char root[64];
+	uid_t owner;		/* the segment file's, as the caller says */
 	struct vcpu_threads v;
 	char why[256];
 };
@@ -298,6 +300,7 @@ FIXTURE_SETUP(fake)
 {
 	strcpy(self->root, "/tmp/ivring-fakeproc.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->root));
+	self->owner = geteuid();
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag,
@@ -366,9 +369,32 @@ static int fake_find(FIXTURE_DATA(fake) *self)
 
 	vcpu_threads_free(&self->v);
 	self->why[0] = '\0';
-	ret = vcpu_threads_find(self->root, FAKE_DEV, FAKE_INO, &self->v,
-				self->why, sizeof(self->why));
+	ret = vcpu_threads_find(self->root, FAKE_DEV, FAKE_INO, self->owner,
+				&self->v, self->why, sizeof(self->why));
 	return ret;
+}
+
+/*
+ * A process of another user's that maps the file and names vCPU threads is
+ * not its QEMU: whoever may read a segment may map it.
+ */
+TEST_F(fake, another_users_process_passed_over)
+{
+	static const char *const names[] = { "CPU 0/KVM\n", "CPU 1/KVM\n" };
+	char dir[128];
+
+	if (geteuid())
+		SKIP(return, "needs root to give a directory to another user");
+	ASSERT_EQ(0, fake_process(self, 123, 123, names, 2));
+	snprintf(dir, sizeof(dir), "%s/123", self->root);
+	ASSERT_EQ(0, chown(dir, 4242, 4242));
+	EXPECT_EQ(-ESRCH, fake_find(self));
+	EXPECT_NE(NULL, strstr(self->why, "other than the file's owner"))
+		TH_LOG("%s", self->why);
+	/* The control: the file's owner's is taken. */
+	self->owner = 4242;
+	EXPECT_EQ(0, fake_find(self)) TH_LOG("%s", self->why);
+	EXPECT_EQ(2, self->v.nr);
 }
 
 TEST_F(fake, finds_vcpus)
@@ -653,7 +679,7 @@ TEST(no_proc_root)
 	struct vcpu_threads v;
 	char why[128];
 
-	EXPECT_EQ(-ENOENT, vcpu_threads_find("/nonexistent-proc", 1, 1, &v,
+	EXPECT_EQ(-ENOENT, vcpu_threads_find("/nonexistent-proc", 1, 1, 0, &v,
 					     why, sizeof(why)));
 	EXPECT_NE(NULL, strstr(why, "/nonexistent-proc"));
 	EXPECT_EQ(NULL, v.tid);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -292,11 +293,12 @@ static void pids_text(char *buf, size_t len, const pid_t *pid, unsigned int n)
 		snprintf(buf + at, len - at, " and %u more", n - NAMED_MAX);
 }
 
-int vcpu_threads_find(const char *proc, dev_t dev, ino_t ino,
+int vcpu_threads_find(const char *proc, dev_t dev, ino_t ino, uid_t owner,
 		      struct vcpu_threads *out, char *why, size_t why_len)
 {
 	pid_t named[NAMED_MAX], quiet[NAMED_MAX], self = getpid(), pid;
-	unsigned int nnamed = 0, nquiet = 0, hidden = 0;
+	unsigned int nnamed = 0, nquiet = 0, hidden = 0, foreign = 0;
+	struct stat st;
 	struct vcpu_threads v = { 0 }, cur;
 	char bad[160] = "", pids[64];
 	bool single = false;
@@ -323,6 +325,16 @@ int vcpu_threads_find(const char *proc, dev_t dev, ino_t ino,
 			hidden++;
 		if (r <= 0)
 			continue;
+		/*
+		 * Whoever may read the file may map it and name threads "CPU
+		 * 0/KVM": only the file's owner's processes, or root's, are
+		 * taken for its QEMU.
+		 */
+		if (fstatat(dirfd(d), de->d_name, &st, 0) ||
+		    (st.st_uid != owner && st.st_uid != 0)) {
+			foreign++;
+			continue;
+		}
 		cur = (struct vcpu_threads){ 0 };
 		r = task_vcpus(dirfd(d), pid, &cur, &single,
 			       nnamed ? NULL : bad, nnamed ? 0 : sizeof(bad));
@@ -362,6 +374,10 @@ int vcpu_threads_find(const char *proc, dev_t dev, ino_t ino,
 			 pids, nquiet > 1 ? "" : "s", nquiet > 1 ? "" : "s",
 			 single ? SINGLE_HINT : NAMES_HINT);
 		ret = -ENOENT;
+	} else if (foreign) {
+		snprintf(why, why_len, "only processes of users other than the file's owner (uid %u) or root map it: none is taken for its QEMU",
+			 (unsigned int)owner);
+		ret = -ESRCH;
 	} else if (hidden) {
 		/* QEMU may be another user's; our own PID 1 may hide too. */
 		snprintf(why, why_len, "no process maps it (the maps of %u could not be read%s)",

@@ -23,17 +23,19 @@ struct vcpu_threads {
 
 /*
  * The vCPU threads of the one process that maps the file @dev/@ino (the
- * segment, as fstat() gave it) and names vCPU threads; the caller itself
- * and mapping processes that name none (other readers) are passed over.
- * @proc is the procfs root, "/proc" (tests pass a tree of their own).
+ * segment, as fstat() gave it) and names vCPU threads; the caller itself,
+ * mapping processes that name none (other readers), and those of users
+ * other than the file's @owner and root (anyone who may read the file may
+ * map it) are passed over.  @proc is the procfs root, "/proc" (tests pass
+ * a tree of their own).
  * 0 with @out filled, or -errno having put the reason in @why:
- *   -ESRCH   no process maps the file
+ *   -ESRCH   no process (of the owner's or root's) maps the file
  *   -ENOENT  processes map it, but none names a vCPU thread
  *   -EINVAL  its vCPU names are not 0..N-1 each once
  *   -EEXIST  more than one process that maps it names vCPU threads
  * and other -errno from the procfs root or memory.
  */
-int vcpu_threads_find(const char *proc, dev_t dev, ino_t ino,
+int vcpu_threads_find(const char *proc, dev_t dev, ino_t ino, uid_t owner,
 		      struct vcpu_threads *out, char *why, size_t why_len);
 void vcpu_threads_free(struct vcpu_threads *v);
 
