@@ -693,8 +693,10 @@ struct ivring_rec_source {
 	/* events/header_page and events/header_event, as tracefs gives them */
 	const char *header_page;
 	const char *header_event;
+	/* @nr_formats of @format_sz bytes: sizeof(struct ivring_rec_format) */
 	const struct ivring_rec_format *formats;
 	unsigned int nr_formats;
+	size_t format_sz;
 };
 
 /*

@@ -172,7 +172,7 @@ FIXTURE_SETUP(src)
 	self->s = (struct ivring_rec_source){
 		.sz = sizeof(self->s), .name = "host", .clock = "mono",
 		.nr_cpus = 2, .page_size = PAGE, .formats = &self->fmt,
-		.nr_formats = 1,
+		.nr_formats = 1, .format_sz = sizeof(self->fmt),
 	};
 	self->o = (struct ivring_rec_opts){
 		.sz = sizeof(self->o), .format = IVRING_REC_TRACE_DAT,
@@ -285,7 +285,14 @@ TEST_F(src, what_a_source_cannot_have)
 	EXPECT_EQ(-EINVAL, ivring__rec_open_source(&self->s, self->path,
 						   &self->o, &w));
 	EXPECT_NE(NULL, strstr(self->errbuf, "no ID line"));
+	self->s.formats = NULL;
+	EXPECT_EQ(-EINVAL, ivring__rec_open_source(&self->s, self->path,
+						   &self->o, &w));
 	self->s.formats = &self->fmt;
+	self->s.format_sz = 4;
+	EXPECT_EQ(-EINVAL, ivring__rec_open_source(&self->s, self->path,
+						   &self->o, &w));
+	self->s.format_sz = sizeof(self->fmt);
 	self->s.nr_cpus = 0;
 	EXPECT_EQ(-EINVAL, ivring__rec_open_source(&self->s, self->path,
 						   &self->o, &w));

@@ -53,6 +53,13 @@ static int format_id(const char *text, size_t len, u16 *id)
 	return -1;
 }
 
+static const struct ivring_rec_format *
+format_at(const struct ivring_rec_source *src, unsigned int i)
+{
+	return (const void *)((const char *)src->formats +
+			      (size_t)i * src->format_sz);
+}
+
 /* Copy @src's formats into one block of strings; parse them for comms. */
 static int copy_src_formats(struct ivring_rec *w,
 			    const struct ivring_rec_source *src)
@@ -64,8 +71,14 @@ static int copy_src_formats(struct ivring_rec *w,
 	if (src->nr_formats > SRC_FORMATS_MAX)
 		return ivr_err(w, -EINVAL, "%u formats: at most %u are taken",
 			       src->nr_formats, SRC_FORMATS_MAX);
+	/* Fields are only ever added at the end, so a caller's may be more. */
+	if (src->nr_formats && (!src->formats ||
+				src->format_sz < sizeof(struct ivring_rec_format)))
+		return ivr_err(w, -EINVAL,
+			       "%u formats, but no array of them, or format_sz %zu",
+			       src->nr_formats, src->format_sz);
 	for (i = 0; i < src->nr_formats; i++) {
-		const struct ivring_rec_format *f = &src->formats[i];
+		const struct ivring_rec_format *f = format_at(src, i);
 
 		if (!f->system || !f->text || f->len > SRC_FORMAT_MAX ||
 		    strlen(f->system) > 255)
@@ -85,7 +98,7 @@ static int copy_src_formats(struct ivring_rec *w,
 	}
 	w->blocks[w->nr_blocks++] = str;
 	for (i = 0; i < src->nr_formats; i++) {
-		const struct ivring_rec_format *in = &src->formats[i];
+		const struct ivring_rec_format *in = format_at(src, i);
 		struct ivr_rec_fmt *f = &w->fmts[w->nr_fmts];
 		size_t sl = strlen(in->system) + 1;
 		struct tep_event *ev;

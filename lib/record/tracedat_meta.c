@@ -201,8 +201,8 @@ static void put_option_str(struct obuf *b, u16 id, const char *s)
  * trace-cmd report add the offset, interpolated between samples, to every
  * time stamp.  It names the host's recording (ivring_rec_opts
  * peer_trace_id), whose GUEST option names this one: 0 when none was
- * given, and trace-cmd corrects the times without it.  Every CPU gets the same samples, with no
- * scaling, and no fraction bits follow.
+ * given, and trace-cmd corrects the times without it.  Every CPU gets the
+ * same samples, with no scaling, and no fraction bits follow.
  */
 static void put_time_shift(struct obuf *b, struct ivring_rec *w)
 {
