@@ -156,6 +156,8 @@ struct ivring_info {
 	 */
 	uint64_t file_dev;
 	uint64_t file_ino;
+	/* Since 1.7: its owner, by the same fstat() (who may be its QEMU). */
+	uint32_t file_uid;
 };
 IVRING_API int ivring__info(struct ivring *r, struct ivring_info *info);
 

@@ -329,6 +329,7 @@ TEST_F(api, open_nofollow)
 	ASSERT_EQ(0, fstat(self->s.fd, &st));
 	EXPECT_EQ((uint64_t)st.st_dev, info.file_dev);
 	EXPECT_EQ((uint64_t)st.st_ino, info.file_ino);
+	EXPECT_EQ((uint32_t)st.st_uid, info.file_uid);
 	ivring__close(r);
 	unlink(link);
 	rmdir(dir);

@@ -116,7 +116,6 @@ static void link_guest(struct seg *s, struct rec_out *ro, uint64_t trace_id)
 	char why[512], msg[PATH_MAX + 640];
 	struct ivring_info info = { .sz = sizeof(info) };
 	const char *name = rc->name ? rc->name : s->name;
-	struct stat st;
 	int ret;
 
 	/*
@@ -124,16 +123,13 @@ static void link_guest(struct seg *s, struct rec_out *ro, uint64_t trace_id)
 	 * owner's processes (or root's) may be its QEMU.
 	 */
 	ret = ivring__info(s->r, &info);
-	if (ret) {
+	if (ret)
 		snprintf(why, sizeof(why), "%s", ivring__errmsg(s->r));
-	} else if (stat(s->path, &st) || st.st_dev != (dev_t)info.file_dev ||
-		   st.st_ino != (ino_t)info.file_ino) {
-		snprintf(why, sizeof(why), "its path names another file by now");
-		ret = -ESTALE;
-	} else {
-		ret = vcpu_threads_find("/proc", st.st_dev, st.st_ino,
-					st.st_uid, &v, why, sizeof(why));
-	}
+	else
+		ret = vcpu_threads_find("/proc", (dev_t)info.file_dev,
+					(ino_t)info.file_ino,
+					(uid_t)info.file_uid, &v, why,
+					sizeof(why));
 	if (ret) {
 		snprintf(msg, sizeof(msg),
 			 "%s: its vCPUs' host threads are not named in the host's trace: %s",

@@ -29,6 +29,7 @@ static int info_mapped(struct ivring *r, void *arg)
 	i.may_repeat = r->may_repeat;
 	i.file_dev = r->file_dev;
 	i.file_ino = r->file_ino;
+	i.file_uid = r->file_uid;
 	/* A caller built against an older, shorter struct gets its part. */
 	ivr_struct_out(info, &i, sizeof(i));
 	return 0;

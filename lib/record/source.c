@@ -24,6 +24,8 @@
 #define SRC_HEADER_MAX	4096
 #define SRC_GUESTS_MAX	4096
 #define SRC_VCPUS_MAX	4096
+/* A format's struct, as a caller's header has it: it only ever grows. */
+#define SRC_FORMAT_SZ_MAX	4096
 
 /* The "ID: N" line of a format text: 0 with *@id, or -1. */
 static int format_id(const char *text, size_t len, u16 *id)
@@ -73,7 +75,8 @@ static int copy_src_formats(struct ivring_rec *w,
 			       src->nr_formats, SRC_FORMATS_MAX);
 	/* Fields are only ever added at the end, so a caller's may be more. */
 	if (src->nr_formats && (!src->formats ||
-				src->format_sz < sizeof(struct ivring_rec_format)))
+				src->format_sz < sizeof(struct ivring_rec_format) ||
+				src->format_sz > SRC_FORMAT_SZ_MAX))
 		return ivr_err(w, -EINVAL,
 			       "%u formats, but no array of them, or format_sz %zu",
 			       src->nr_formats, src->format_sz);

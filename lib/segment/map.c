@@ -123,6 +123,7 @@ int ivr_map_file(struct ivring *r, const char *path, bool rdonly,
 	r->file_id = file_id(&st);
 	r->file_dev = st.st_dev;
 	r->file_ino = st.st_ino;
+	r->file_uid = st.st_uid;
 	if ((size_t)st.st_size < sizeof(struct ivring_header))
 		return ivr_err(r, -ENOTTY,
 			       "%s: not an ivring segment (file is %lld bytes); is the module loaded in the guest?",

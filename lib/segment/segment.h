@@ -59,6 +59,7 @@ struct ivring {
 	char *path;
 	u64 file_id;		/* ivring_host.file_id of this file, here */
 	u64 file_dev, file_ino;	/* the file opened, by its fd */
+	u32 file_uid;
 	bool peek;
 	bool explicit_commit;	/* IVRING_OPEN_EXPLICIT_COMMIT */
 	int gone;		/* -errno once the mapping faulted: dead */
