@@ -79,7 +79,7 @@ struct host_trace {
 	bool running;
 	int wake[2];		/* a pipe: written to stop the thread */
 	pthread_mutex_t lock;	/* @w, shared with host_trace_guest() */
-	uint64_t pages, events, lost, lost_unknown;
+	uint64_t pages, events, lost, lost_unknown, bad_pages;
 	uint64_t cpu_ns;	/* the thread's CPU time, once it ended */
 	int err;		/* the thread's: an exit code, having said why */
 };
@@ -294,14 +294,26 @@ static int take_page(struct host_trace *h, unsigned int cpu, int len)
 	struct ivring_page pg = { .sz = sizeof(pg) };
 	int ret;
 
+	static struct tool_ratelimit said =
+		TOOL_RATELIMIT("about the host's pages", 5000000000ULL, 3);
 	/* A short read is a page all the same: the rest was never written. */
 	if ((unsigned int)len < h->page_size)
 		memset((char *)h->page + len, 0, h->page_size - len);
-	ret = ivring__page_parse(h->page, h->page_size, &pg);
+	ret = len < 16 ? -EINVAL :
+	      ivring__page_parse(h->page, h->page_size, &pg);
+	/*
+	 * The host's kernel is trusted, but a page that does not parse is
+	 * left out and counted, as a guest's is, rather than end the run.
+	 */
 	if (ret < 0) {
-		tool_warn("--host: CPU %u: a page of the host's ring buffer that does not parse (%s)",
-			  cpu, strerror(-ret));
-		return EXIT_RUNTIME;
+		uint64_t commit;
+
+		memcpy(&commit, (char *)h->page + 8, sizeof(commit));
+		tool_warn_limited(&said, "--host: CPU %u: a page of the host's ring buffer that does not parse (%s), left out: %d bytes read, commit %#" PRIx64 ", pages of %u bytes",
+				  cpu, strerror(-ret), len, commit,
+				  h->page_size);
+		h->bad_pages++;
+		return 0;
 	}
 	h->lost_unknown += ret;
 	pthread_mutex_lock(&h->lock);
@@ -360,72 +372,118 @@ static void flush(struct host_trace *h)
 }
 
 /*
- * Each pass reads the CPUs that poll found ready (half full), and those
- * that had more than a burst; after a second with none, or at the end,
- * every CPU, to its last partly filled page, so that an idle CPU's
- * events wait a second at most.  Reading a CPU whose buffer holds little
- * makes a page of it, so a CPU is not read more often than that.
+ * The reader's passes.  A CPU is read when poll() found it ready (its
+ * buffer half full, buffer_percent), or when its last read took a whole
+ * burst; every CPU, to its last partly filled page, once a second and at
+ * the end, so that an idle CPU's events wait a second at most, and a CPU
+ * without a buffer is tried again.  Reading a CPU that holds little makes
+ * a page of it: a CPU read short of a burst is left out of poll() for
+ * READ_GAP_NS, which also keeps a kernel whose poll() wakes for any event
+ * (before 6.1's buffer_percent wait) from waking the reader for its own
+ * sched_switch.
  */
+#define READ_GAP_NS	100000000ULL
+#define FULL_NS		(WAIT_MS * 1000000ULL)
+
+struct pass {
+	struct pollfd *pfd;	/* the CPUs', then the wake pipe */
+	bool *ready;
+	uint64_t *quiet_until;
+	uint64_t next_full;
+	bool stopping;
+};
+
+/* One pass: whether a CPU had more than a burst, or -1 with h->err set. */
+static int read_pass(struct host_trace *h, struct pass *p, uint64_t now)
+{
+	bool all = p->stopping || now >= p->next_full, more = false;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < h->nr_cpus && !h->err; i++) {
+		if (!all && !p->ready[i])
+			continue;
+		ret = read_cpu(h, i);
+		p->ready[i] = ret == CPU_BURST;
+		p->quiet_until[i] = p->ready[i] ? 0 : now + READ_GAP_NS;
+		more |= p->ready[i];
+	}
+	if (all) {
+		p->next_full = now + FULL_NS;
+		if (!p->stopping)
+			flush(h);
+	}
+	return h->err ? -1 : more;
+}
+
+/* Wait for a CPU to fill, the next full pass, or the end. */
+static void wait_pass(struct host_trace *h, struct pass *p, bool more,
+		      uint64_t now)
+{
+	uint64_t until = p->next_full;
+	unsigned int i, n = h->nr_cpus;
+	int ret, ms;
+
+	for (i = 0; i < n; i++) {
+		bool quiet = p->quiet_until[i] > now;
+
+		/* poll() passes over a negative fd. */
+		p->pfd[i].fd = h->absent[i] || quiet ? -1 : h->fds[i];
+		if (quiet && p->quiet_until[i] < until)
+			until = p->quiet_until[i];
+	}
+	ms = more || until <= now ? 0 : (int)((until - now + 999999) / 1000000);
+	ret = poll(p->pfd, n + 1, ms);
+	if (ret < 0 && errno != EINTR) {
+		tool_warn("--host: poll: %s", strerror(errno));
+		h->err = EXIT_RUNTIME;
+		return;
+	}
+	for (i = 0; ret > 0 && i < n; i++)
+		if (p->pfd[i].fd >= 0 && p->pfd[i].revents)
+			p->ready[i] = true;
+	/* Tracing is off: the next pass takes what is left, from all. */
+	if (ret > 0 && p->pfd[n].revents)
+		p->stopping = true;
+}
+
 static void *reader(void *arg)
 {
 	struct host_trace *h = arg;
-	struct pollfd *pfd;
+	struct pass p = { 0 };
 	struct timespec cpu;
-	bool *ready, all = true, stopping = false;
 	unsigned int i, n = h->nr_cpus;
-	int ret;
+	int more;
 
-	pfd = calloc(n + 1, sizeof(*pfd));
-	ready = calloc(n, sizeof(*ready));
-	if (!pfd || !ready) {
+	p.pfd = calloc(n + 1, sizeof(*p.pfd));
+	p.ready = calloc(n, sizeof(*p.ready));
+	p.quiet_until = calloc(n, sizeof(*p.quiet_until));
+	if (!p.pfd || !p.ready || !p.quiet_until) {
 		tool_warn("--host: out of memory");
 		h->err = EXIT_RUNTIME;
 	}
-	for (i = 0; pfd && i < n; i++)
-		pfd[i].events = POLLIN;
-	if (pfd) {
-		pfd[n].fd = h->wake[0];
-		pfd[n].events = POLLIN;
+	for (i = 0; p.pfd && i < n; i++)
+		p.pfd[i].events = POLLIN;
+	if (p.pfd) {
+		p.pfd[n].fd = h->wake[0];
+		p.pfd[n].events = POLLIN;
 	}
 	while (!h->err) {
-		bool more = false;
+		bool stopping = p.stopping;
 
-		for (i = 0; i < n && !h->err; i++) {
-			if (!all && !ready[i])
-				continue;
-			ret = read_cpu(h, i);
-			ready[i] = ret == CPU_BURST;
-			more |= ready[i];
-			/* poll() passes over a negative fd. */
-			pfd[i].fd = h->absent[i] ? -1 : h->fds[i];
-		}
-		if (h->err || more) {
-			all = false;
-			continue;
-		}
-		if (stopping)
+		more = read_pass(h, &p, now_ns());
+		if (more < 0 || (stopping && !more))
 			break;
-		if (all)
-			flush(h);
-		ret = poll(pfd, n + 1, WAIT_MS);
-		if (ret < 0 && errno != EINTR) {
-			tool_warn("--host: poll: %s", strerror(errno));
-			h->err = EXIT_RUNTIME;
-		}
-		all = ret == 0;
-		for (i = 0; ret > 0 && i < n; i++)
-			ready[i] = pfd[i].revents != 0;
-		/*
-		 * Stopping: tracing is off, so one more pass over every CPU
-		 * takes what is left, to the last partly filled page.
-		 */
-		if (ret > 0 && pfd[n].revents) {
-			stopping = true;
-			all = true;
-		}
+		wait_pass(h, &p, more, now_ns());
 	}
-	free(pfd);
-	free(ready);
+	/* Half of what was asked for is not what was asked for: all end. */
+	if (h->err) {
+		tool_warn("--host: the host's recording failed: ending the run");
+		__atomic_store_n(&stop_requested, 1, __ATOMIC_RELAXED);
+	}
+	free(p.pfd);
+	free(p.ready);
+	free(p.quiet_until);
 	/* What recording the host cost this process: its summary says. */
 	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu))
 		h->cpu_ns = cpu.tv_sec * 1000000000ULL + cpu.tv_nsec;
@@ -566,6 +624,10 @@ int host_trace_stop(struct host_trace *h)
 			h->output, st.events, st.pages, st.lost, st.bytes,
 			h->cpu_ns / 1e9,
 			st.events ? (double)h->cpu_ns / st.events : 0.0);
+	if (!ret && h->bad_pages)
+		fprintf(stderr, "ivring-read: %s: and %" PRIu64
+			" pages of the host's that did not parse, left out\n",
+			h->output, h->bad_pages);
 	if (!ret && h->lost_unknown)
 		fprintf(stderr, "ivring-read: %s: and events lost before %"
 			PRIu64 " pages that the host kernel did not count\n",
