@@ -113,10 +113,13 @@ TEST(guest_task_preempted_and_blocked)
 	vt_host_switch(&v, 50, 0, 99, "busy", S, 10, "CPU 0/TCG");
 	vt_host_switch(&v, 60, 0, 10, "CPU 0/TCG", D, 98, "io");
 	vt_host_switch(&v, 80, 0, 98, "io", S, 10, "CPU 0/TCG");
+	/* Asleep while spin is current: QEMU waited, the guest did not halt. */
+	vt_host_switch(&v, 90, 0, 10, "CPU 0/TCG", S, 0, "swapper/0");
 	vt_end(&v);
 	EXPECT_EQ(95, task(g, 100)->run_ns);
 	EXPECT_EQ(30, task(g, 100)->preempted_ns);
-	EXPECT_EQ(20, task(g, 100)->blocked_ns);
+	EXPECT_EQ(30, task(g, 100)->blocked_ns);
+	EXPECT_EQ(10, g->vcpus[0].ns[VT_HALTED]);
 	EXPECT_EQ(20, g->vcpus[0].ns[VT_BLOCKED]);
 	EXPECT_EQ(30, g->vcpus[0].ns[VT_RUNNABLE]);
 	vt_free(&v);

@@ -346,10 +346,11 @@ static void usage(FILE *f)
 	fputs("usage: ivring-vcpus HOST.dat GUEST.dat...\n"
 	      "Where each vCPU's time went, from the host's trace and its guests'\n"
 	      "(ivring-read record -f -o GUEST.dat --host HOST.dat): per guest and\n"
-	      "vCPU, the time its host thread ran guest code, was runnable but not\n"
-	      "running (preempted; the host tasks that ran instead), was halted,\n"
-	      "or was not known yet; per guest task, the part of its running time\n"
-	      "during which its vCPU was preempted.  See ivring-vcpus(1).\n", f);
+	      "vCPU, the time its host thread ran, was runnable but not running\n"
+	      "(preempted; the host tasks that ran instead), was halted, blocked\n"
+	      "in the host, or not known yet; per guest task, the part of its\n"
+	      "running time during which its vCPU was preempted or blocked.  See\n"
+	      "ivring-vcpus(1).\n", f);
 }
 
 int main(int argc, char **argv)
@@ -390,6 +391,10 @@ int main(int argc, char **argv)
 		}
 		tracecmd_set_private(hs[i], (void *)(uintptr_t)i);
 		find_fields(tracecmd_get_tep(hs[i]), &r.in[i].f);
+	}
+	if (!err && !span[1]) {
+		tool_warn("%s: no event: nothing to account", r.in[0].path);
+		err = EXIT_USAGE;
 	}
 	if (!err && r.in[0].f.switch_id < 0) {
 		tool_warn("%s: no sched:sched_switch events: not a host's trace",

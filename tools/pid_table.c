@@ -3,6 +3,8 @@
 /* Records kept per pid (pid_table.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "pid_table.h"
 
@@ -14,15 +16,29 @@ void pid_table_init(struct pid_table *t, size_t size, uint32_t max)
 }
 
 /*
- * Fibonacci hashing: the product's high bits, which every bit of the pid
- * moves; its low bits would put pids a power of two apart, as a hostile
- * file may choose them, in one slot.
+ * Multiplicative hashing: the product's high bits, which every bit of the
+ * pid moves (its low bits would put pids a power of two apart in one
+ * slot).  The multiplier is odd and drawn at random, once: with a known
+ * one, a file could choose pids whose products all fall in one chain.
  */
+static uint32_t multiplier(void)
+{
+	static uint32_t k;	/* ivring-vcpus has one thread */
+	uint32_t r = 0;
+
+	if (!k) {
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+			r = (uint32_t)time(NULL) * 2246822519U;
+		k = r | 1;
+	}
+	return k;
+}
+
 static uint32_t hash(int pid, uint32_t nr_slots)
 {
 	uint32_t bits = __builtin_ctz(nr_slots);
 
-	return ((uint32_t)pid * 2654435761U) >> (32 - bits);
+	return ((uint32_t)pid * multiplier()) >> (32 - bits);
 }
 
 static int pid_of(const struct pid_table *t, uint32_t i)

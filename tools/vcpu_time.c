@@ -127,9 +127,14 @@ static void guest_account(struct vt *v, struct vt_guest *g, struct vt_vcpu *c,
 		return;
 	}
 	task->run_ns += dt;
+	/*
+	 * A guest halts from its idle task: asleep while a task of the
+	 * guest's is current, its thread waits in the host (QEMU's lock, an
+	 * emulated device, a page fault), time that the guest did not give.
+	 */
 	if (c->state == VT_RUNNABLE)
 		task->preempted_ns += dt;
-	else if (c->state == VT_BLOCKED)
+	else if (c->state == VT_BLOCKED || c->state == VT_HALTED)
 		task->blocked_ns += dt;
 }
 
@@ -271,7 +276,8 @@ void vt_guest_switch(struct vt *v, uint64_t t, unsigned int guest,
 	if (c->guest_pid >= 0)
 		guest_account(v, g, c, t);
 	c->guest_pid = next_pid;
-	c->guest_since = t;
+	/* A CPU's stream may be a little behind another's: never back. */
+	c->guest_since = t > c->guest_since ? t : c->guest_since;
 	/* Named as it was when it was last switched to. */
 	if (next_pid > 0)
 		task_of(g, next_pid, next_comm);

@@ -47,7 +47,9 @@ struct vt_guest_task {
 	char comm[VT_COMM];
 	uint64_t run_ns;	/* current on a vCPU, in the guest's view */
 	uint64_t preempted_ns;	/* ... while that vCPU was VT_RUNNABLE */
-	uint64_t blocked_ns;	/* ... while it was VT_BLOCKED */
+	uint64_t blocked_ns;	/* ... while its thread slept or waited in
+				 * the host (VT_BLOCKED, or VT_HALTED, which
+				 * the guest's idle task alone asks for) */
 };
 
 struct vt_vcpu {
