@@ -431,25 +431,58 @@ static int where(const char *path, char *dir, size_t len, const char **leaf)
 }
 
 /*
+ * @path made absolute, its links resolved as far as it exists: the whole
+ * path, or its directory and then its last part (a file or a directory
+ * still to be made, as -o DIR of many segments may be).  0, or -1.
+ */
+static int canon(const char *path, char out[PATH_MAX])
+{
+	char dir[PATH_MAX], trimmed[PATH_MAX];
+	const char *leaf;
+	size_t len;
+
+	if (realpath(path, out))
+		return 0;
+	/* "DIR/" is DIR, to be made. */
+	len = snprintf(trimmed, sizeof(trimmed), "%s", path);
+	if (len >= sizeof(trimmed))
+		return -1;
+	while (len > 1 && trimmed[len - 1] == '/')
+		trimmed[--len] = '\0';
+	if (where(trimmed, dir, sizeof(dir), &leaf))
+		return -1;
+	return snprintf(out, PATH_MAX, "%s/%s", dir, leaf) < PATH_MAX ? 0 : -1;
+}
+
+/*
  * The host's file is not where a guest's recording goes: the two would
  * share their spools and the final rename.  With many segments, -o names
  * the guests' directory, which --host keeps out of.
  */
 static void check_host_path(const struct read_opts *o)
 {
-	char a[PATH_MAX], b[PATH_MAX];
-	const char *la, *lb;
+	char host[PATH_MAX], out[PATH_MAX], dir[PATH_MAX];
+	const char *slash;
 
-	if (!o->host || !o->output || where(o->host, a, sizeof(a), &la))
+	if (!o->host || !o->output)
 		return;
 	if (o->path) {
-		if (!where(o->output, b, sizeof(b), &lb) && !strcmp(a, b) &&
-		    !strcmp(la, lb))
+		if (!canon(o->host, host) && !canon(o->output, out) &&
+		    !strcmp(host, out))
 			usage_error("--host %s: that is the guest's recording (-o)",
 				    o->host);
 		return;
 	}
-	if (realpath(o->output, b) && !strcmp(a, b))
+	/* The host file's directory, without the slash: "." or "/" at least. */
+	slash = strrchr(o->host, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == o->host)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - o->host),
+			 o->host);
+	if (!canon(dir, host) && !canon(o->output, out) && !strcmp(host, out))
 		usage_error("--host %s: inside the guests' directory %s; put the host's file elsewhere",
 			    o->host, o->output);
 }
