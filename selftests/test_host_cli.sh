@@ -10,7 +10,9 @@
 # by its TRACEID with those two threads; the guest's TIME_SHIFT names the
 # host's TRACEID; trace-cmd report -i host -i guest prints one timeline.
 # No tracefs instance is left after an end, a failure, or a usage error,
-# and one that a killed recorder left is removed by the next.
+# and one that a killed recorder left is removed by the next.  A bare
+# segment name is found as the library finds it.  ivring-vcpus is held to
+# a known answer (a busy loop beside a spinning vCPU).
 #
 # Needs root (tracefs), $IVRING_TOOLS/ivring-read and ivring-gen,
 # $IVRING_HELPERS/fake_vcpus, trace-cmd.  Exit: 0 pass, 1 fail, 4 skip.
@@ -21,9 +23,11 @@ helpers=${IVRING_HELPERS:-$here/../helpers}
 read_bin=$tools/ivring-read
 gen=$tools/ivring-gen
 fake=$helpers/fake_vcpus
+busy_loop=$helpers/busy_loop
 
-if [ ! -x "$read_bin" ] || [ ! -x "$gen" ] || [ ! -x "$fake" ]; then
-	echo "# SKIP: need ivring-read, ivring-gen and fake_vcpus; set IVRING_TOOLS and IVRING_HELPERS"
+if [ ! -x "$read_bin" ] || [ ! -x "$gen" ] || [ ! -x "$fake" ] ||
+   [ ! -x "$busy_loop" ]; then
+	echo "# SKIP: need ivring-read, ivring-gen, fake_vcpus and busy_loop; set IVRING_TOOLS and IVRING_HELPERS"
 	exit 4
 fi
 if ! command -v trace-cmd >/dev/null; then
@@ -185,6 +189,28 @@ else
 	not_ok "trace-cmd report -i host -i guest: one timeline"
 fi
 
+# --- a bare segment name, as the README's command gives it --------------
+
+# /dev/shm/NAME for NAME, as the library opens it: the vCPU threads must
+# be found all the same, from the file the reader opened.
+"$read_bin" record -f -o bare.dat --host hb.dat "$shm" 2>"$tmp/bare.err" &
+rec=$!
+bg+=("$rec")
+wait_for "the bare name's recordings" spooled "bare.dat.cpu*" "hb.dat.cpu*" ||
+	exit 1
+kill -INT "$rec"
+wait "$rec"
+trace-cmd dump --options -i hb.dat 2>/dev/null |
+	awk '/\[Option GUEST,/ { f = 1; next } f && /\[Option / { exit } f' \
+	>"$tmp/bare.guest"
+if grep -q "^2 \[Guest CPUs\]" "$tmp/bare.guest" &&
+   grep -Eq "^[[:space:]]*0[^0-9]+$tid0([^0-9]|\$)" "$tmp/bare.guest"; then
+	ok "a bare segment name: the vCPU threads are found"
+else
+	not_ok "a bare segment name: the vCPU threads are found"
+	sed 's/^/# /' "$tmp/bare.err" "$tmp/bare.guest"
+fi
+
 # --- two guests, one host file -------------------------------------------
 
 "$gen" -q -c 1 --rate 1000 -k --answer-clock "$shm-b" &
@@ -234,10 +260,10 @@ fi
 # --- ivring-vcpus: a known answer -----------------------------------------
 
 # vCPU 0 spins on host CPU 1, so it is always running or runnable there;
-# a busy loop pinned beside it for a second runs only while vCPU 0 waits.
+# a busy loop pinned beside it for 2 s runs only while vCPU 0 waits.
 # What ivring-vcpus credits the busy loop with is the loop's own run time
-# (its schedstat), and vCPU 1, which sleeps a millisecond at a time, is
-# mostly halted.
+# (its schedstat, busy_loop), and vCPU 1, which sleeps a millisecond at a
+# time, was halted more than anything else.
 if [ "$(nproc)" -ge 2 ]; then
 	"$gen" -q -c 1 --rate 500 -k --answer-clock "$shm-c" &
 	bg+=("$!")
@@ -253,18 +279,16 @@ if [ "$(nproc)" -ge 2 ]; then
 		2>"$tmp/c.err" &
 	rec=$!
 	bg+=("$rec")
-	wait_for "the recordings" spooled "c.dat.cpu0" "hc.dat.cpu0" || exit 1
-	# The loop's run time, in ns, from its own schedstat as it ends.
-	taskset -c 1 bash -c 'end=$((SECONDS + 2))
-		while [ $SECONDS -lt $end ]; do :; done
-		read -r ran _ </proc/$BASHPID/schedstat
-		echo "$BASHPID $ran"' >"$tmp/busy"
+	wait_for "the recordings" spooled "c.dat.cpu*" "hc.dat.cpu*" || exit 1
+	# The loop's pid and run time, in ns, from its schedstat once it
+	# exited (busy_loop).
+	"$busy_loop" 1 2 >"$tmp/busy" || exit 1
 	read -r busy_pid busy_ns <"$tmp/busy"
 	kill -INT "$rec"
 	wait "$rec"
 	"$tools/ivring-vcpus" hc.dat c.dat >"$tmp/vcpus.out" 2>"$tmp/vcpus.err"
 	rc=$?
-	# By its pid: its comm may be taskset's until it execs.
+	# By its pid (its comm is busy_loop's).
 	credited=$(awk -v p=":$busy_pid" '
 		$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { vcpu = $1 }
 		/ran instead:/ && vcpu == 0 && match($0, p " [0-9.]+") {
@@ -273,14 +297,18 @@ if [ "$(nproc)" -ge 2 ]; then
 		}' "$tmp/vcpus.out")
 	sed 's/^/# /' "$tmp/vcpus.out" | head -n 12
 	echo "# the busy loop ran ${busy_ns} ns; credited: ${credited} s"
+	# The scheduler charges run time from its own clock between its own
+	# points of a switch, the trace times each switch a few microseconds
+	# later: under load, with shorter slices, the two part by up to 2%
+	# (the credit more, each time).  3% and 10 ms are allowed.
 	if [ "$rc" -eq 0 ] && [ -n "$credited" ] &&
 	   awk -v c="$credited" -v b="$busy_ns" 'BEGIN {
 		d = c * 1e9 - b; if (d < 0) d = -d
-		exit !(b > 1e8 && d <= 0.02 * b + 5e6) }'; then
+		exit !(b > 1e8 && d <= 0.03 * b + 1e7) }'; then
 		ok "ivring-vcpus credits a busy loop beside a vCPU with its run time"
 	else
 		not_ok "ivring-vcpus credits a busy loop beside a vCPU with its run time"
-		sed 's/^/# /' "$tmp/vcpus.err"
+		sed 's/^/# /' "$tmp/vcpus.err" "$tmp/c.err"
 	fi
 	# vCPU 1's line: halted is the largest of its states.
 	if awk '$1 == 1 && $2 ~ /^[0-9]+$/ && NF >= 12 {

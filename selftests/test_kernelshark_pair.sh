@@ -405,7 +405,7 @@ record() {
 		"/dev/shm/$shm" 2>"$out/$name.err" &
 	rec=$!
 	bg+=("$rec")
-	wait_for "$name's recording" spooled "${spools[@]}"
+	wait_for "$name's recording" spooled "${spools[@]}" || return 1
 	kill -INT $rec
 	wait $rec
 	rc=$?
