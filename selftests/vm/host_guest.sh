@@ -38,22 +38,9 @@ log=$vm_tmp/vm.log
 guest=$vm_tmp/guest.dat
 host=$vm_tmp/host.dat
 
-cat >"$vm_tmp/guest.sh" <<'GUEST'
-t=/sys/kernel/ivring
-c1=/sys/devices/system/cpu/cpu1/online
-exec 3< /dev/ttyS1 || { echo "FAIL: no /dev/ttyS1"; exit 9; }
-stty -echo <&3 || exit 9
-insmod /ivring.ko || exit 10
-# Tracepoints patched with both vCPUs online can hang multi-threaded TCG
-# (include/DESIGN, 9): one vCPU while they are.
-echo 0 > $c1 || exit 11
-for e in sched irq timer; do
-	echo 1 > $t/events/$e/enable || exit 12
-done
-echo 1 > $c1 || exit 11
-echo GUEST-READY
-read -r msg <&3
-[ "$msg" = go ] || { echo "FAIL: the host said $msg"; exit 13; }
+{
+vm_guest_mttcg_trace
+cat <<'GUEST'
 taskset -c 0 sh -c 'printf spin0 > /proc/self/comm
 	i=0; while [ $i -lt 40000 ]; do i=$((i + 1)); done' &
 taskset -c 1 sh -c 'n=0; while [ $n -lt 100 ]; do n=$((n + 1)); usleep 5000; done' &
@@ -62,27 +49,14 @@ echo 0 > $t/tracing_on || exit 14
 rmmod ivring || exit 15
 echo GUEST-DONE
 GUEST
+} >"$vm_tmp/guest.sh"
 
 # host_side: once the guest is ready, its vCPU threads into
 # $vm_tmp/threads ("vCPU TID"), vCPU 0's pinned to host CPU 0 beside a busy
 # loop (its pid into $vm_tmp/busy), and the guest told to go.
 host_side() {
-	local qpid tid comm t0
-
 	vm_wait_line "$log" $$ guest '^GUEST-READY' 300 || return 1
-	qpid=$(pgrep -f "mem-path=/dev/shm/$shm([,]|\$)" | head -n 1)
-	[ -n "$qpid" ] || { echo "# no qemu for $shm"; vm_chan_send abort; return 1; }
-	for tid in /proc/"$qpid"/task/*; do
-		comm=$(cat "$tid/comm" 2>/dev/null)
-		[[ $comm =~ ^CPU\ ([0-9]+)/TCG$ ]] && echo "${BASH_REMATCH[1]} ${tid##*/}"
-	done | sort -n >"$vm_tmp/threads"
-	t0=$(awk '$1 == 0 { print $2 }' "$vm_tmp/threads")
-	if [ "$(wc -l <"$vm_tmp/threads")" != 2 ] || [ -z "$t0" ] ||
-	   ! taskset -p -c 0 "$t0" >/dev/null; then
-		echo "# the vCPU threads of qemu $qpid: $(tr '\n' ' ' <"$vm_tmp/threads")"
-		vm_chan_send abort
-		return 1
-	fi
+	vm_pin_vcpu_threads "$shm" "$vm_tmp/threads" || return 1
 	taskset -c 0 sh -c 'while :; do :; done' &
 	echo $! >"$vm_tmp/busy"
 	vm_chan_send go

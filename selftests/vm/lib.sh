@@ -186,6 +186,54 @@ sleep 2
 GUEST
 }
 
+# vm_guest_mttcg_trace: print the first lines of the script of a
+# multi-threaded TCG guest that the host drives through the channel
+# (vm_chan_open): the port opened, the module loaded, the sched, irq and
+# timer events enabled with one vCPU online (tracepoints patched with both
+# online can hang multi-threaded TCG: include/DESIGN, 9), GUEST-READY said,
+# and the host's "go" waited for.  The lines exit 9 to 13 when a step
+# fails; $t is /sys/kernel/ivring.
+vm_guest_mttcg_trace() {
+	cat <<'GUEST'
+t=/sys/kernel/ivring
+c1=/sys/devices/system/cpu/cpu1/online
+exec 3< /dev/ttyS1 || { echo "FAIL: no /dev/ttyS1"; exit 9; }
+stty -echo <&3 || exit 9
+insmod /ivring.ko || exit 10
+echo 0 > $c1 || exit 11
+for e in sched irq timer; do
+	echo 1 > $t/events/$e/enable || exit 12
+done
+echo 1 > $c1 || exit 11
+echo GUEST-READY
+read -r msg <&3
+[ "$msg" = go ] || { echo "FAIL: the host said $msg"; exit 13; }
+GUEST
+}
+
+# vm_pin_vcpu_threads SHM OUT: the threads "CPU N/TCG" of the qemu of
+# /dev/shm/SHM (multi-threaded TCG, -name ...,debug-threads=on) into OUT,
+# a line "vCPU TID" each in vCPU order, and vCPU 0's pinned to host CPU 0.
+# Returns 1, having said what it found and told the guest to abort
+# (vm_chan_send), unless there are 2.
+vm_pin_vcpu_threads() {
+	local shm=$1 out=$2 qpid tid comm t0
+
+	qpid=$(pgrep -f "mem-path=/dev/shm/$shm([,]|\$)" | head -n 1)
+	[ -n "$qpid" ] || { echo "# no qemu for $shm"; vm_chan_send abort; return 1; }
+	for tid in /proc/"$qpid"/task/*; do
+		comm=$(cat "$tid/comm" 2>/dev/null)
+		[[ $comm =~ ^CPU\ ([0-9]+)/TCG$ ]] && echo "${BASH_REMATCH[1]} ${tid##*/}"
+	done | sort -n >"$out"
+	t0=$(awk '$1 == 0 { print $2 }' "$out")
+	if [ "$(wc -l <"$out")" != 2 ] || [ -z "$t0" ] ||
+	   ! taskset -p -c 0 "$t0" >/dev/null; then
+		echo "# the vCPU threads of qemu $qpid: $(tr '\n' ' ' <"$out")"
+		vm_chan_send abort
+		return 1
+	fi
+}
+
 # vm_guest_busy_loops: print the lines of a guest script that start a
 # syscall loop (ls /proc) pinned to each of the 2 CPUs, in the
 # background, their pids in $pids.

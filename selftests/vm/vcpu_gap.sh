@@ -78,22 +78,9 @@ echo mono >"$inst/trace_clock" || skip "the host's tracefs has no mono clock"
 echo 0 >"$inst/tracing_on"
 # The vCPU threads' switches alone (host_side's filter): a few MB.
 
-cat >"$vm_tmp/guest.sh" <<'GUEST'
-t=/sys/kernel/ivring
-c1=/sys/devices/system/cpu/cpu1/online
-exec 3< /dev/ttyS1 || { echo "FAIL: no /dev/ttyS1"; exit 9; }
-stty -echo <&3 || exit 9
-insmod /ivring.ko || exit 10
-# Tracepoints patched with both vCPUs online can hang multi-threaded TCG
-# (include/DESIGN, 9): one vCPU while they are.
-echo 0 > $c1 || exit 11
-for e in sched irq timer; do
-	echo 1 > $t/events/$e/enable || exit 12
-done
-echo 1 > $c1 || exit 11
-echo GUEST-READY
-read -r msg <&3
-[ "$msg" = go ] || { echo "FAIL: the host said $msg"; exit 13; }
+{
+vm_guest_mttcg_trace
+cat <<'GUEST'
 for c in 0 1; do
 	taskset -c $c sh -c 'n=0; while [ $n -lt 300 ]; do n=$((n + 1)); i=0; while [ $i -lt 20 ]; do i=$((i + 1)); done; usleep 3000; done' &
 done
@@ -102,6 +89,7 @@ echo 0 > $t/tracing_on || exit 14
 rmmod ivring || exit 15
 echo GUEST-DONE
 GUEST
+} >"$vm_tmp/guest.sh"
 
 # host_side: once the guest is ready, the vCPU threads into
 # $vm_tmp/threads ("vCPU TID"), vCPU 0's pinned beside the busy loop; once
@@ -110,23 +98,12 @@ GUEST
 # measured, a bound grows by 500 us a second away from a sample: lines
 # whose bounds stay under 10 us for 200 ms (of host time) say that it is.
 host_side() {
-	local qpid tid comm i t0 t1
+	local i t0 t1
 
 	vm_wait_line "$log" $$ guest '^GUEST-READY' 300 || return 1
-	qpid=$(pgrep -f "mem-path=/dev/shm/$shm([,]|\$)" | head -n 1)
-	[ -n "$qpid" ] || { echo "# no qemu for $shm"; vm_chan_send abort; return 1; }
-	for tid in /proc/"$qpid"/task/*; do
-		comm=$(cat "$tid/comm" 2>/dev/null)
-		[[ $comm =~ ^CPU\ ([0-9]+)/TCG$ ]] && echo "${BASH_REMATCH[1]} ${tid##*/}"
-	done >"$vm_tmp/threads"
+	vm_pin_vcpu_threads "$shm" "$vm_tmp/threads" || return 1
 	t0=$(awk '$1 == 0 { print $2 }' "$vm_tmp/threads")
 	t1=$(awk '$1 == 1 { print $2 }' "$vm_tmp/threads")
-	if [ -z "$t0" ] || [ -z "$t1" ] || [ "$(wc -l <"$vm_tmp/threads")" != 2 ] ||
-	   ! taskset -p -c 0 "$t0" >/dev/null; then
-		echo "# the vCPU threads of qemu $qpid: $(tr '\n' ' ' <"$vm_tmp/threads")"
-		vm_chan_send abort
-		return 1
-	fi
 	if ! echo 4096 >"$inst/buffer_size_kb" ||
 	   ! echo "prev_pid == $t0 || next_pid == $t0 || prev_pid == $t1 || next_pid == $t1" \
 		>"$inst/events/sched/sched_switch/filter" ||
