@@ -118,7 +118,7 @@ static int remove_stale(const char *name, void *ctx)
 	return 0;
 }
 
-static int setup_instance(struct host_trace *h, unsigned int buffer_kb)
+static int setup_instance(struct host_trace *h)
 {
 	char name[64];
 	unsigned int i;
@@ -144,9 +144,9 @@ static int setup_instance(struct host_trace *h, unsigned int buffer_kb)
 			  strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	if (tracefs_instance_set_buffer_size(h->inst, buffer_kb, -1) < 0) {
+	if (tracefs_instance_set_buffer_size(h->inst, BUFFER_KB, -1) < 0) {
 		tool_warn("--host: cannot size the buffer to %u KiB a CPU: %s",
-			  buffer_kb, strerror(errno));
+			  BUFFER_KB, strerror(errno));
 		return EXIT_RUNTIME;
 	}
 	for (i = 0; i < NR_HOST_EVENTS; i++) {
@@ -532,18 +532,12 @@ int host_trace_start(const struct host_trace_conf *c, struct host_trace **out)
 	h->output = c->output;
 	cpus = sysconf(_SC_NPROCESSORS_CONF);
 	h->nr_cpus = cpus > 0 ? (unsigned int)cpus : 1;
-	/* The guests' files name it, so it is chosen here, not by libivring. */
-	while (!h->trace_id &&
-	       (getrandom(&h->trace_id, sizeof(h->trace_id), 0) >= 0 ||
-		errno == EINTR))
-		;
-	if (!h->trace_id)
-		h->trace_id = now_ns() ^ ((uint64_t)getpid() << 32);
+	h->trace_id = host_trace_new_id();
 	err = pipe2(h->wake, O_CLOEXEC | O_NONBLOCK) ? EXIT_RUNTIME : 0;
 	if (err)
 		tool_warn("--host: pipe: %s", strerror(errno));
 	if (!err)
-		err = setup_instance(h, c->buffer_kb ? c->buffer_kb : BUFFER_KB);
+		err = setup_instance(h);
 	/* The file last: a start that fails makes no file. */
 	if (!err)
 		err = open_cpus(h);
@@ -564,6 +558,15 @@ int host_trace_start(const struct host_trace_conf *c, struct host_trace **out)
 	tracefs_trace_on(h->inst);
 	*out = h;
 	return 0;
+}
+
+uint64_t host_trace_new_id(void)
+{
+	uint64_t id = 0;
+
+	while (!id && (getrandom(&id, sizeof(id), 0) >= 0 || errno == EINTR))
+		;
+	return id ? id : now_ns() ^ ((uint64_t)getpid() << 32);
 }
 
 uint64_t host_trace_id(const struct host_trace *h)

@@ -21,7 +21,6 @@ struct host_trace;
 struct host_trace_conf {
 	const char *output;	/* the host's trace.dat */
 	unsigned int version;	/* trace.dat version; 0: the default */
-	unsigned int buffer_kb;	/* per CPU; 0: the default */
 };
 
 /*
@@ -30,6 +29,11 @@ struct host_trace_conf {
  * removed again on failure.
  */
 int host_trace_start(const struct host_trace_conf *c, struct host_trace **out);
+/*
+ * A TRACEID for a file of the run, the host's or a guest's: chosen by the
+ * tool, not by libivring, so that each file can name the other's.
+ */
+uint64_t host_trace_new_id(void);
 /* The host file's TRACEID, which the guests' files name. */
 uint64_t host_trace_id(const struct host_trace *h);
 /*

@@ -27,9 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "libivring.h"
 #include "out_record.h"
@@ -94,16 +92,6 @@ static int name_part(const struct rec_conf *rc, struct rec_out *ro)
 	return 0;
 }
 
-/* --host: a file's TRACEID, chosen here so that the host's file names it. */
-static uint64_t new_trace_id(void)
-{
-	uint64_t id = 0;
-
-	while (!id && (getrandom(&id, sizeof(id), 0) >= 0 || errno == EINTR))
-		;
-	return id ? id : now_ns() ^ ((uint64_t)getpid() << 32);
-}
-
 /*
  * --host: the host's file names this recording, and the host threads that
  * run its vCPUs, found from the QEMU process that maps the segment.
@@ -157,7 +145,7 @@ static int start_file(struct seg *s, struct rec_out *ro)
 	int ret;
 
 	if (rc->host) {
-		opts.trace_id = new_trace_id();
+		opts.trace_id = host_trace_new_id();
 		opts.peer_trace_id = host_trace_id(rc->host);
 	}
 	ret = name_part(rc, ro);
