@@ -751,9 +751,14 @@ IVRING_API int ivring__rec_guest(struct ivring_rec *w, const char *name,
  * A CTF trace's clock becomes the host's CLOCK_REALTIME instead, absolute,
  * at the first call that finds a sample (the metadata file is replaced
  * whole): babeltrace2 then merges it with other guests' traces and with
- * LTTng's of the host.  CTF has one offset per clock, so that mapping is
- * kept for the whole trace, with no drift.  Returns 1 once it is set, 0
- * before.
+ * the host's.  CTF has one offset per clock, the newest sample's at that
+ * call; since 1.7 the events recorded after it carry their own mapping on
+ * top (their packets are written with each event's host time, its drift
+ * applied, as ivring__clock_host() gives it from the samples of the last
+ * call), and those recorded before it the guest's times, which the offset
+ * maps as trace-cmd maps events before a first sample.  So call it once
+ * the reader has samples, before the first page, and before each
+ * ivring__rec_flush().  Returns 1 once it is set, 0 before.
  */
 IVRING_API int ivring__rec_clock(struct ivring_rec *w, struct ivring *r);
 

@@ -113,11 +113,11 @@ FIXTURE_SETUP(clk)
 {
 	host_base = mono();
 	atomic_store(&guest_kind, 0);
+	/* The writer's clock is the guest's, its pages' stamps too. */
 	ASSERT_EQ(0, seg_create(&self->s, 1 << 20, 2, 4096, 0,
-				IVRING_MODE_DISCARD, NULL));
-	/* The module's flag; the writer's clock is the guest's. */
+				IVRING_MODE_DISCARD, guest_clock));
+	/* The module's flag. */
 	self->s.w.hdr->flags = IVRING_F_CLOCK_SYNC;
-	self->s.w.clock = guest_clock;
 	self->p.s = &self->s;
 	atomic_store(&self->p.stop, false);
 	atomic_store(&self->p.mute, false);
@@ -474,6 +474,135 @@ TEST_F(clk, refusals)
 	ASSERT_EQ(0, seg_open(&self->s, 0, &self->r));
 	ivw_set_state(&self->s.w, IVRING_STATE_STOPPED);
 	EXPECT_EQ(-EPIPE, ivring__clock_sync(self->r, 10));
+}
+
+/* A CTF event of synth:seq: u32 id, u64 time, then the format's fields. */
+#define CTF_SEQ_EVENT	(4 + 8 + (u32)sizeof(struct synth_seq))
+#define CTF_PKT_START	84	/* packet header and context, ctf_meta.c */
+
+/*
+ * The times of the synth:seq events in the CTF stream file @path, by seq
+ * (at most @n): ctf_meta.c's layout, packet by packet.  The events read.
+ */
+static int ctf_seq_times(const char *path, u64 *t, u32 n)
+{
+	static u8 buf[1 << 20];
+	size_t len, at = 0;
+	int found = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	while (at + CTF_PKT_START <= len) {
+		u64 content, size, pos;
+
+		memcpy(&content, buf + at + 48, 8);
+		memcpy(&size, buf + at + 56, 8);
+		if (!size || size % 8 || at + size / 8 > len || content > size)
+			return -1;
+		for (pos = at + CTF_PKT_START; pos + CTF_SEQ_EVENT <= at + content / 8;
+		     pos += CTF_SEQ_EVENT) {
+			struct synth_seq e;
+			u32 id;
+
+			memcpy(&id, buf + pos, 4);
+			memcpy(&e, buf + pos + 12, sizeof(e));
+			if (id != 1 || e.seq >= n)
+				return -1;
+			memcpy(&t[e.seq], buf + pos + 4, 8);
+			found++;
+		}
+		at += size / 8;
+	}
+	return found;
+}
+
+/*
+ * A CTF trace recorded while the guest's clock runs 100 ppm fast: each
+ * event carries its own host time, the drift applied, not the offset of
+ * the trace's first sample.  Every event's distance from the first is the
+ * true one within the bounds of both, while the guest's own distance is
+ * off by 100 ppm of it (150 us over the 1.5 s), which one offset for the
+ * whole trace gave.
+ */
+#define CTF_EVENTS	100
+TEST_F(clk, ctf_host_times)
+{
+	struct ivring_rec_opts o = { .sz = sizeof(o), .format = IVRING_REC_CTF };
+	struct ivring_clock_info ci = { .sz = sizeof(ci) };
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	static u64 before[CTF_EVENTS], after[CTF_EVENTS], ctf[CTF_EVENTS];
+	char dir[] = "/tmp/ivring-ctfclk-XXXXXX", path[64], err[256];
+	u64 deadline = mono() + 60000000000ULL, worst, drift, tol, next;
+	struct ivring_rec *w;
+	int i, n = 0;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ctf", dir);
+	ASSERT_EQ(0, ivring__rec_open(self->r, path, &o, &w));
+	/* Samples over a second apart: the drift is measured. */
+	while (ivring__clock_sync(self->r, 200) != 1 && mono() < deadline)
+		usleep(IVW_SYNC_GAP_NS / 1000 + 50000);
+	ASSERT_EQ(0, ivring__clock_info(self->r, &ci));
+	worst = ci.last_bound_ns;
+	next = mono() + 1100000000ULL;
+	while (mono() < next || ivring__clock_sync(self->r, 200) != 1) {
+		ASSERT_GT(deadline, mono());
+		usleep(IVW_SYNC_GAP_NS / 1000 + 50000);
+	}
+	ASSERT_EQ(0, ivring__clock_info(self->r, &ci));
+	if (ci.last_bound_ns > worst)
+		worst = ci.last_bound_ns;
+	ASSERT_EQ(1, ivring__rec_clock(w, self->r));
+	next = mono();
+	for (i = 0; i < CTF_EVENTS; i++) {
+		before[i] = mono();
+		ASSERT_EQ(0, seg_write_seq(&self->s, 0, i, 0));
+		after[i] = mono();
+		usleep(15000);
+		if (mono() < next && i < CTF_EVENTS - 1)
+			continue;
+		/* A burst and the pages so far, as ivring-read record does. */
+		if (ivring__clock_sync(self->r, 200) == 1 &&
+		    !ivring__clock_info(self->r, &ci) && ci.last_bound_ns > worst)
+			worst = ci.last_bound_ns;
+		ASSERT_EQ(1, ivring__rec_clock(w, self->r));
+		while (ivring__rec_read(w, self->r, 0, IVRING_PAGE_PARTIAL, &pg) > 0)
+			n += pg.events;
+		ASSERT_EQ(0, ivring__rec_flush(w));
+		next = mono() + 250000000ULL;
+	}
+	ASSERT_EQ(0, ivring__rec_close(w, err, sizeof(err)));
+	ASSERT_EQ(CTF_EVENTS, n);
+	snprintf(path, sizeof(path), "%s/ctf/channel0_0", dir);
+	ASSERT_EQ(CTF_EVENTS, ctf_seq_times(path, ctf, CTF_EVENTS));
+	/*
+	 * Each time is off by its bound at most: the last sample's, grown
+	 * by the drift's uncertainty over the 250 ms since, which the
+	 * samples of a few microseconds here keep under 10 us.
+	 */
+	tol = 2 * (worst + 10000);
+	drift = (after[CTF_EVENTS - 1] - before[0]) / 10000;
+	TH_LOG("worst bound %llu ns, so %llu ns allowed; one offset would be off by %llu ns at the end",
+	       (unsigned long long)worst, (unsigned long long)tol,
+	       (unsigned long long)drift);
+	for (i = 1; i < CTF_EVENTS; i++) {
+		s64 d = (s64)(ctf[i] - ctf[0]);
+
+		EXPECT_LE(d, (s64)(after[i] - before[0] + tol));
+		EXPECT_GE(d, (s64)(before[i] - after[0]) - (s64)tol);
+		if (d > (s64)(after[i] - before[0] + tol) ||
+		    d < (s64)(before[i] - after[0]) - (s64)tol) {
+			TH_LOG("event %d: %lld ns after the first, truly %llu to %llu",
+			       i, (long long)d,
+			       (unsigned long long)(before[i] - after[0]),
+			       (unsigned long long)(after[i] - before[0]));
+			break;
+		}
+	}
+	seg_rm_dir(dir);
 }
 
 TEST_HARNESS_MAIN

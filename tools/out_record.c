@@ -171,6 +171,12 @@ static int start_file(struct seg *s, struct rec_out *ro)
 		rec_warn(s, ivring__errmsg(s->r));
 		return ret == -EINVAL || ret == -EEXIST ? EXIT_USAGE : EXIT_RUNTIME;
 	}
+	/*
+	 * The clock samples taken before the first page: a CTF trace maps
+	 * each event with those of the last call (ivring__rec_clock()).
+	 */
+	if (s->clk.clock && ivring__rec_clock(ro->w, s->r) < 0)
+		rec_warn(s, ivring__rec_errmsg(ro->w));
 	if (rc->host)
 		link_guest(s, ro, opts.trace_id);
 	return 0;

@@ -12,13 +12,9 @@
  * host were doing meanwhile, since the guest read g after it saw t1's
  * request and before t2 saw its answer.
  *
- * Between two bursts' samples the offset is interpolated, as trace-cmd's
- * TIME_SHIFT does, and so is its bound, from one sample's to the other's
- * (the drift is taken to be steady between them).
- * Outside them it is extrapolated with the drift between samples at least
- * IVR_SYNC_SPAN_NS apart, and the bound grows with the distance by the
- * drift's own uncertainty (IVR_SYNC_DRIFT_PPB when no such pair exists
- * yet).  The guest is hostile: its answers are checked against our own
+ * Between two bursts' samples the offset is interpolated, and outside
+ * them extrapolated with the drift (base/clock_map.c).  The guest is
+ * hostile: its answers are checked against our own
  * request numbers and must keep its clock going forward, but a guest that
  * lies about its time can only misplace its own events.
  *
@@ -44,15 +40,6 @@
  * finds it spinning.
  */
 #define IVR_SYNC_NAP_NS		50000ULL
-/* Samples this far apart at least give the drift. */
-#define IVR_SYNC_SPAN_NS	1000000000ULL
-/*
- * The drift's uncertainty, per 10^9, before two samples measure it: as
- * much as a kernel lets NTP slew a clock (MAXFREQ, 500 ppm), since both
- * clocks may be slewed, and a free-running oscillator drifts less.  50 ppm
- * was too few: a guest 100 ppm fast was off by twice its bound.
- */
-#define IVR_SYNC_DRIFT_PPB	500000
 #define IVR_SYNC_SAMPLES_MAX	65536
 /*
  * A burst whose best round trip is this much worse than the best one seen
@@ -142,109 +129,6 @@ static bool round_trip(struct ivring *r, u64 wait_ns, struct ivr_sync_sample *s)
 	return true;
 }
 
-/*
- * A double as an integer, saturated: the guest chose the times that went
- * into it, and converting a value out of range (or NaN) is undefined.
- */
-static s64 sat_s64(double v)
-{
-	if (!(v == v))
-		return 0;
-	if (v >= 9.2e18)
-		return INT64_MAX;
-	if (v <= -9.2e18)
-		return INT64_MIN;
-	return (s64)v;
-}
-
-static u64 sat_u64(double v)
-{
-	if (!(v > 0))
-		return 0;
-	if (v >= 1.8e19)
-		return UINT64_MAX;
-	return (u64)v;
-}
-
-/* @a + @b, in the two's complement that host times wrap in. */
-static s64 add_wrap(s64 a, s64 b)
-{
-	return (s64)((u64)a + (u64)b);
-}
-
-/* The offset between samples @a and @b, at guest time @g, and its bound. */
-static void between(const struct ivr_sync_sample *a,
-		    const struct ivr_sync_sample *b, u64 g, s64 *off, u64 *bound)
-{
-	s64 oa = (s64)(a->host - a->guest), ob = (s64)(b->host - b->guest);
-	/*
-	 * Above 2^53 two guest times a nanosecond apart are one double: then
-	 * the span is 0, and @a's offset is all there is to go by.
-	 */
-	double span = (double)b->guest - (double)a->guest;
-	double f = span > 0 ? ((double)g - (double)a->guest) / span : 0;
-
-	if (!(f > 0))
-		f = 0;
-	else if (f > 1)
-		f = 1;
-	*off = add_wrap(oa, sat_s64((double)(s64)((u64)ob - (u64)oa) * f));
-	/*
-	 * The offset moves linearly between the samples, as the drift is
-	 * taken to be steady there: so does its bound.  So a sample that
-	 * narrows the bound at its own time (narrows()) narrows it all the
-	 * way back to the one before.
-	 */
-	*bound = sat_u64((1 - f) * (double)(a->rtt / 2) +
-			 f * (double)(b->rtt / 2));
-}
-
-/* The samples that give the drift near end @i (0 or nr - 1), if any. */
-static bool span_pair(const struct ivr_sync *y, bool first, u32 *a, u32 *b)
-{
-	u32 i;
-
-	if (first) {
-		for (i = 1; i < y->nr; i++)
-			if (y->s[i].guest - y->s[0].guest >= IVR_SYNC_SPAN_NS) {
-				*a = 0;
-				*b = i;
-				return true;
-			}
-		return false;
-	}
-	for (i = y->nr - 1; i-- > 0;)
-		if (y->s[y->nr - 1].guest - y->s[i].guest >= IVR_SYNC_SPAN_NS) {
-			*a = i;
-			*b = y->nr - 1;
-			return true;
-		}
-	return false;
-}
-
-/* Beyond the samples: from end @e, with the drift of a pair if there is one. */
-static void outside(const struct ivr_sync *y, bool first, u64 g, s64 *off,
-		    u64 *bound)
-{
-	const struct ivr_sync_sample *e = &y->s[first ? 0 : y->nr - 1];
-	double dist = (double)g - (double)e->guest, drift = 0, err;
-	u32 a, b;
-
-	if (span_pair(y, first, &a, &b)) {
-		const struct ivr_sync_sample *p = &y->s[a], *q = &y->s[b];
-		double span = (double)q->guest - (double)p->guest;
-
-		drift = ((double)(s64)(q->host - q->guest) -
-			 (double)(s64)(p->host - p->guest)) / span;
-		err = (double)(p->rtt + q->rtt) / 2 / span;
-	} else {
-		err = IVR_SYNC_DRIFT_PPB / 1e9;
-	}
-	*off = add_wrap((s64)(e->host - e->guest), sat_s64(drift * dist));
-	*bound = sat_u64((double)(e->rtt / 2) +
-			 err * (dist < 0 ? -dist : dist));
-}
-
 static bool poor(const struct ivr_sync *y, const struct ivr_sync_sample *s)
 {
 	return s->rtt > 4 * y->best_rtt + IVR_SYNC_POOR_SLACK_NS;
@@ -277,7 +161,7 @@ static bool narrows(const struct ivr_sync *y, const struct ivr_sync_sample *s)
 	u64 bound;
 	s64 off;
 
-	outside(y, false, s->guest, &off, &bound);
+	ivr_clock_outside(y->s, y->nr, false, s->guest, &off, &bound);
 	return s->rtt / 2 < bound;
 }
 
@@ -419,8 +303,8 @@ int ivring__clock_host(struct ivring *r, uint64_t guest_ns, unsigned int clock,
 		       uint64_t *host_ns, uint64_t *bound_ns)
 {
 	const struct ivr_sync *y;
-	u32 lo, hi, mid;
 	s64 off;
+	u32 lo;
 	u64 bound;
 
 	if (!r || !host_ns ||
@@ -430,25 +314,7 @@ int ivring__clock_host(struct ivring *r, uint64_t guest_ns, unsigned int clock,
 	if (!y->nr || y->generation != r->hdr.generation)
 		return ivr_err(r, -ENODATA, "%s: no clock sample of this generation yet (ivring__clock_sync())",
 			       r->path);
-	if (guest_ns <= y->s[0].guest) {
-		outside(y, true, guest_ns, &off, &bound);
-		lo = 0;
-	} else if (guest_ns >= y->s[y->nr - 1].guest) {
-		outside(y, false, guest_ns, &off, &bound);
-		lo = y->nr - 1;
-	} else {
-		/* The last sample at or before guest_ns. */
-		lo = 0;
-		hi = y->nr - 1;
-		while (hi - lo > 1) {
-			mid = lo + (hi - lo) / 2;
-			if (y->s[mid].guest <= guest_ns)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		between(&y->s[lo], &y->s[hi], guest_ns, &off, &bound);
-	}
+	lo = ivr_clock_map(y->s, y->nr, guest_ns, &off, &bound);
 	*host_ns = guest_ns + off;
 	if (clock == IVRING_HOST_REALTIME)
 		*host_ns += y->s[lo].real_off;

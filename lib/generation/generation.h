@@ -9,6 +9,7 @@
 #ifndef IVRING_LIB_GENERATION_H
 #define IVRING_LIB_GENERATION_H
 
+#include "base/clock_map.h"
 #include "segment/segment.h"
 
 /*
@@ -43,14 +44,6 @@ u32 ivr_live_state(struct ivring *r);
  * or the error that made the new header unusable.
  */
 int ivr_check_generation(struct ivring *r);
-
-/* One clock sample (clock_sync.c): guest time guest was host time host. */
-struct ivr_sync_sample {
-	u64 host;		/* CLOCK_MONOTONIC, the middle of the round trip */
-	u64 guest;
-	u64 rtt;		/* the round trip: twice the bound */
-	s64 real_off;		/* CLOCK_REALTIME - CLOCK_MONOTONIC then */
-};
 
 /*
  * The samples of @generation kept so far, in guest time order, and how

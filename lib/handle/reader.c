@@ -64,6 +64,12 @@ void ivr_reader_clock_sample(const struct ivring *r, u64 generation, u32 i,
 	*host = i < nr ? s[i].host : 0;
 }
 
+const struct ivr_sync_sample *ivr_reader_clock_series(const struct ivring *r,
+						      u64 generation, u32 *nr)
+{
+	return ivr_clock_samples(r, generation, nr);
+}
+
 int ivr_reader_fail(struct ivring *r, int ret, const char *msg)
 {
 	return ivr_err(r, ret, "%s", msg);

@@ -10,6 +10,7 @@
 
 #include "libivring.h"
 #include "base/base.h"
+#include "base/clock_map.h"
 
 /* The generation @r reads now. */
 u64 ivr_reader_generation(const struct ivring *r);
@@ -37,6 +38,12 @@ u32 ivr_reader_clock_samples(const struct ivring *r, u64 generation);
 /* Sample @i of them: guest time @guest was host CLOCK_MONOTONIC @host. */
 void ivr_reader_clock_sample(const struct ivring *r, u64 generation, u32 i,
 			     u64 *guest, u64 *host);
+/*
+ * All of them, in guest time order, and how many in *@nr (0: none, and
+ * NULL): valid until the next ivring__clock_sync().
+ */
+const struct ivr_sync_sample *ivr_reader_clock_series(const struct ivring *r,
+						      u64 generation, u32 *nr);
 /* Leave @msg on @r as the reason of a failure, and return @ret. */
 int ivr_reader_fail(struct ivring *r, int ret, const char *msg);
 

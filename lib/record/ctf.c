@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/clock_map.h"
 #include "base/out_bound.h"
 #include "base/rec_parse.h"
 #include "record/ctf.h"
@@ -272,6 +273,27 @@ static int ctf_evict(struct ivring_rec *w, u32 cpu)
 	return 0;
 }
 
+/*
+ * Guest time @ts as the trace's clock counts it.  Once the clock is the
+ * host's (ctf_clock()), its offset is the one at the sample it was taken
+ * at, and each event's own, interpolated between the samples around it or
+ * extrapolated with the drift, is applied on top: so the drift is applied
+ * per event, as ivring-read --clock prints it, and the offset of the
+ * clock is not the whole mapping.  Before, the guest's time: read with
+ * the offset that came later, as trace-cmd applies a first sample to the
+ * events before it.
+ */
+static u64 ctf_time(const struct ctf *c, u64 ts)
+{
+	u64 bound;
+	s64 off;
+
+	if (!c->host_time || !c->map_nr)
+		return ts;
+	ivr_clock_map(c->map, c->map_nr, ts, &off, &bound);
+	return ts + ((u64)off - (u64)c->map_base);
+}
+
 static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 {
 	struct ctf *c = w->priv;
@@ -288,7 +310,9 @@ static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 	if (ret)
 		return ret;
 	memcpy(&h, pg->data, sizeof(h));
-	begin = h.time_stamp > s->last_ts ? h.time_stamp : s->last_ts;
+	begin = ctf_time(c, h.time_stamp);
+	if (begin < s->last_ts)
+		begin = s->last_ts;
 	/*
 	 * babeltrace2 reports the events lost between two packets from the
 	 * difference of their events_discarded; a loss before the first
@@ -307,9 +331,14 @@ static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 		return ret;
 	ts = h.time_stamp;
 	while (ivr_rec_parse(rec, pg->len, &off, &ts, &ev, &end) > 0) {
-		/* Time never goes back within a CTF stream; a guest's may. */
-		if (ev.ts > s->last_ts)
-			s->last_ts = ev.ts;
+		u64 t = ctf_time(c, ev.ts);
+
+		/*
+		 * Time never goes back within a CTF stream; a guest's may, and
+		 * a new sample may move the mapping back by its bound.
+		 */
+		if (t > s->last_ts)
+			s->last_ts = t;
 		ret = put_event(w, c, s, &ev);
 		if (ret)
 			return ret;
@@ -377,32 +406,54 @@ static int ctf_end(struct ivring_rec *w)
 	return 0;
 }
 
+/* A copy of @nr samples @src, unless it has them already. */
+static int copy_samples(struct ivring_rec *w, struct ctf *c,
+			const struct ivr_sync_sample *src, u32 nr)
+{
+	const struct ivr_sync_sample *last = &src[nr - 1];
+	struct ivr_sync_sample *p;
+
+	/* The reader appends samples, and drops others only as it does. */
+	if (nr == c->map_nr && last->guest == c->map[nr - 1].guest &&
+	    last->host == c->map[nr - 1].host)
+		return 0;
+	if (nr > c->map_cap) {
+		p = realloc(c->map, nr * sizeof(*p));
+		if (!p)
+			return ivr_err(w, -ENOMEM, "out of memory for %u clock samples",
+				       nr);
+		c->map = p;
+		c->map_cap = nr;
+	}
+	memcpy(c->map, src, nr * sizeof(*src));
+	c->map_nr = nr;
+	return 0;
+}
+
 /*
  * ivring__rec_clock() of a CTF trace: its clock becomes the host's
- * CLOCK_REALTIME, absolute, at the first call that finds a sample.
+ * CLOCK_REALTIME, absolute, at the first call that finds a sample, with
+ * the offset of the newest sample; each call takes the samples that the
+ * events recorded after it are mapped with (ctf_time()).
  */
 static int ctf_clock(struct ivring_rec *w, struct ivring *r)
 {
-	u32 nr = ivr_reader_clock_samples(r, w->info.generation);
+	const struct ivr_sync_sample *smp, *last;
 	struct ctf *c = w->priv;
-	u64 guest, host;
+	u32 nr;
 	int ret;
 
+	smp = ivr_reader_clock_series(r, w->info.generation, &nr);
 	if (!nr)
 		return 0;
-	/*
-	 * CTF's clock has one offset and no drift: the mapping of the first
-	 * call stays.  Over an hour, a guest clock that drifts by 10 ppm
-	 * from the host's is 36 ms off at the end; a trace.dat carries every
-	 * sample instead.
-	 */
+	ret = copy_samples(w, c, smp, nr);
+	if (ret)
+		return ret;
 	if (c->host_time)
 		return 1;
-	ivr_reader_clock_sample(r, w->info.generation, nr - 1, &guest, &host);
-	ret = ivring__clock_host(r, guest, IVRING_HOST_REALTIME, &host, NULL);
-	if (ret)
-		return ivr_err(w, ret, "%s: %s", w->path, ivring__errmsg(r));
-	ret = ctf_meta_clock(w, c, (s64)(host - guest));
+	last = &c->map[nr - 1];
+	c->map_base = (s64)(last->host - last->guest);
+	ret = ctf_meta_clock(w, c, (s64)((u64)c->map_base + (u64)last->real_off));
 	return ret ? ret : 1;
 }
 
@@ -421,6 +472,7 @@ static void ctf_free(struct ivring_rec *w)
 	free(c->classes);
 	free(c->class_of);
 	free(c->meta);
+	free(c->map);
 	free(c);
 	w->priv = NULL;
 }

@@ -73,7 +73,16 @@ struct ctf {
 	size_t meta_len;
 	size_t clock_at, clock_end;	/* the clock block in it */
 	bool host_time;		/* the clock was made the host's */
-	s64 host_offset;	/* host - guest, once it was */
+	s64 host_offset;	/* the clock's offset, once it was */
+	/*
+	 * The reader's clock samples as the last ivring__rec_clock() found
+	 * them, and host - guest (CLOCK_MONOTONIC) where the clock's offset
+	 * was taken: an event's time is written as its guest time plus how
+	 * far its own offset has moved from that one (ctf_time()).
+	 */
+	struct ivr_sync_sample *map;
+	u32 map_nr, map_cap;
+	s64 map_base;
 };
 
 /* The packet header and context of ctf_meta.c, in bytes. */
