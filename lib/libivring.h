@@ -703,8 +703,12 @@ struct ivring_rec_source {
 
 /*
  * Start a recording of @src's pages into the trace.dat @path, spooled as
- * ivring__rec_open() spools one (IVRING_REC_SNAPSHOT and IVRING_REC_CTF are
- * refused: -EINVAL).  The texts are copied.  A format whose ID line is
+ * ivring__rec_open() spools one (IVRING_REC_SNAPSHOT is refused: -EINVAL),
+ * or into the CTF directory @path (IVRING_REC_CTF), whose clock is the
+ * host's CLOCK_MONOTONIC, absolute in CLOCK_REALTIME as a guest's CTF
+ * trace with host times is, so that babeltrace2 merges the two: @src's
+ * clock must be "mono" then.  The guests of ivring__rec_guest() go into a
+ * trace.dat only.  The texts are copied.  A format whose ID line is
  * missing is refused (-EINVAL); one that libtraceevent cannot parse goes
  * into the file all the same, and only its comms are not learned.  Errors
  * and their reasons as ivring__rec_open()'s, in opts->errbuf.

@@ -7,8 +7,8 @@
  * pages that lie about their length, or records that overrun it, are
  * refused, never read past; random pages too.  A recording of them is a
  * trace.dat whose events and GUEST option libtraceevent's kbuffer and the
- * file's bytes show; the options that a source cannot have are refused
- * with a reason.  test_host_cli.sh reads such files with trace-cmd.
+ * file's bytes show, or a CTF trace in the host's clock; the options that
+ * a source cannot have are refused with a reason.  test_host_cli.sh reads such files with trace-cmd.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -277,9 +277,13 @@ TEST_F(src, what_a_source_cannot_have)
 						   &self->o, &w));
 	EXPECT_NE(NULL, strstr(self->errbuf, "spooled trace.dat"));
 	self->o.flags = 0;
+	/* CTF is placed in CLOCK_REALTIME through mono: no other clock. */
 	self->o.format = IVRING_REC_CTF;
+	self->s.clock = "local";
 	EXPECT_EQ(-EINVAL, ivring__rec_open_source(&self->s, self->path,
 						   &self->o, &w));
+	EXPECT_NE(NULL, strstr(self->errbuf, "trace clock mono"));
+	self->s.clock = "mono";
 	self->o.format = IVRING_REC_TRACE_DAT;
 	self->s.formats = &nofmt;
 	EXPECT_EQ(-EINVAL, ivring__rec_open_source(&self->s, self->path,
@@ -303,6 +307,53 @@ TEST_F(src, what_a_source_cannot_have)
 	EXPECT_EQ(NULL, w);
 	/* Nothing was left behind by the refusals. */
 	EXPECT_NE(0, access(self->path, F_OK));
+}
+
+/*
+ * A CTF trace of the host's pages: the events at the page's own times, in
+ * a clock that is the host's CLOCK_MONOTONIC, absolute, so that
+ * babeltrace2 merges it with its guests' (test_host_cli.sh does).
+ */
+TEST_F(src, a_ctf_recording)
+{
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	uint8_t page[PAGE], *buf = NULL;
+	char path[160];
+	struct ivring_rec *w;
+	size_t size = 0;
+	uint32_t i, id;
+	uint64_t ts;
+	int32_t n;
+	long at;
+
+	snprintf(self->path, sizeof(self->path), "%s/host-ctf", self->dir);
+	self->o.format = IVRING_REC_CTF;
+	ASSERT_EQ(0, ivring__rec_open_source(&self->s, self->path, &self->o, &w));
+	build_page(page, 5000, 20);
+	ASSERT_EQ(0, ivring__page_parse(page, PAGE, &pg));
+	ASSERT_EQ(0, ivring__rec_page(w, 1, &pg));
+	ASSERT_EQ(0, ivring__rec_close(w, self->errbuf, sizeof(self->errbuf)));
+	snprintf(path, sizeof(path), "%s/metadata", self->path);
+	EXPECT_GE(find_in(path, "absolute = TRUE", 15, &buf, &size), 0);
+	free(buf);
+	EXPECT_GE(find_in(path, "CLOCK_MONOTONIC of host", 23, &buf, &size), 0);
+	free(buf);
+	EXPECT_GE(find_in(path, "name = \"test:tick\"", 18, &buf, &size), 0);
+	free(buf);
+	/* ctf_meta.c's layout: 84 bytes of packet, then id, time, fields. */
+	snprintf(path, sizeof(path), "%s/channel0_1", self->path);
+	at = find_in(path, "\xc1\x1f\xfc\xc1", 4, &buf, &size);
+	ASSERT_EQ(0, at);
+	ASSERT_LE(84 + 20 * 24, size);
+	for (i = 0; i < 20; i++) {
+		memcpy(&id, buf + 84 + i * 24, 4);
+		memcpy(&ts, buf + 84 + i * 24 + 4, 8);
+		memcpy(&n, buf + 84 + i * 24 + 20, 4);
+		EXPECT_EQ(7, id);
+		EXPECT_EQ(5000 + i * 1000, ts);
+		EXPECT_EQ((int32_t)i, n);
+	}
+	free(buf);
 }
 
 TEST_HARNESS_MAIN

@@ -319,7 +319,9 @@ static int add_class(struct ivring_rec *w, struct ctf *c, FILE *f,
 static int add_format(struct ivring_rec *w, struct ivring *r, struct ctf *c,
 		      FILE *f, const struct ivr_rec_fmt *fmt)
 {
-	struct tep_event *ev = ivring__event(r, fmt->id);
+	/* A segment's formats as its reader parsed them, or a source's. */
+	struct tep_event *ev = r ? ivring__event(r, fmt->id) :
+			       tep_find_event(w->tep, fmt->id);
 
 	if (!ev || c->class_of[fmt->id] || !is_ident(ev->name))
 		return 0;
@@ -331,7 +333,8 @@ static int add_format(struct ivring_rec *w, struct ivring *r, struct ctf *c,
  * host's CLOCK_REALTIME is known (ctf_meta_clock()); then absolute, with
  * the offset that makes the guest's time the host's, so that babeltrace2
  * and Trace Compass merge the trace with other guests' and with the host's
- * own (LTTng) on one timeline.
+ * own on one timeline.  The host's own trace (a source's, w->from_source)
+ * is in its CLOCK_MONOTONIC, with CLOCK_REALTIME's offset from the start.
  */
 static void put_clock(FILE *f, struct ivring_rec *w, const u8 *clock_uuid,
 		      const char *clock, bool host, s64 offset_ns)
@@ -345,9 +348,14 @@ static void put_clock(FILE *f, struct ivring_rec *w, const u8 *clock_uuid,
 	}
 	fprintf(f, "clock {\n\tname = \"%s\";\n\tuuid = \"", clock);
 	put_uuid(f, clock_uuid);
-	snprintf(desc, sizeof(desc), "the guest clock %s of %s%s",
-		 w->info.clock_name, w->name,
-		 host ? ", offset to the host's CLOCK_REALTIME" : "");
+	if (w->from_source)
+		snprintf(desc, sizeof(desc),
+			 "CLOCK_MONOTONIC of %s, offset to its CLOCK_REALTIME",
+			 w->name);
+	else
+		snprintf(desc, sizeof(desc), "the guest clock %s of %s%s",
+			 w->info.clock_name, w->name,
+			 host ? ", offset to the host's CLOCK_REALTIME" : "");
 	fprintf(f, "\";\n\tdescription = ");
 	put_quoted(f, desc);
 	fprintf(f, ";\n\tfreq = 1000000000;\n\tprecision = 1;\n"
@@ -358,10 +366,11 @@ static void put_clock(FILE *f, struct ivring_rec *w, const u8 *clock_uuid,
 
 static void put_trace(FILE *f, struct ivring_rec *w, const u8 *uuid)
 {
-	fprintf(f, "/* CTF 1.8 */\n\n"
-		"/* ivring %s: a guest's ftrace events, from an ivring segment */\n\n"
+	fprintf(f, "/* CTF 1.8 */\n\n/* ivring %s: %s */\n\n"
 		"trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"",
-		IVRING_VERSION);
+		IVRING_VERSION, w->from_source ?
+		"the host's ftrace events, recorded beside its guests'" :
+		"a guest's ftrace events, from an ivring segment");
 	put_uuid(f, uuid);
 	fprintf(f, "\";\n\tbyte_order = le;\n"
 		"\tpacket.header := struct {\n"
@@ -539,6 +548,29 @@ int ctf_meta_formats(struct ivring_rec *w, struct ivring *r, struct ctf *c,
 	return ret;
 }
 
+/*
+ * CLOCK_REALTIME - CLOCK_MONOTONIC now, from the closest of a few reads:
+ * the same difference that each clock sample of a guest's keeps
+ * (real_off), so that the host's trace and its guests' meet.
+ */
+static s64 realtime_offset(void)
+{
+	u64 best = UINT64_MAX, m1, m2, rt;
+	s64 off = 0;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		m1 = ivr_clock_ns(CLOCK_MONOTONIC);
+		rt = ivr_clock_ns(CLOCK_REALTIME);
+		m2 = ivr_clock_ns(CLOCK_MONOTONIC);
+		if (m2 - m1 < best) {
+			best = m2 - m1;
+			off = (s64)(rt - (m1 + (m2 - m1) / 2));
+		}
+	}
+	return off;
+}
+
 int ctf_meta_begin(struct ivring_rec *w, struct ivring *r, struct ctf *c)
 {
 	char *text = NULL;
@@ -562,7 +594,12 @@ int ctf_meta_begin(struct ivring_rec *w, struct ivring *r, struct ctf *c)
 	/* Where the clock is, to write it again once it is the host's. */
 	fflush(f);
 	c->clock_at = len;
-	put_clock(f, w, c->clock_uuid, clock_ident(w), false, 0);
+	if (w->from_source) {
+		c->host_time = true;
+		c->host_offset = realtime_offset();
+	}
+	put_clock(f, w, c->clock_uuid, clock_ident(w), c->host_time,
+		  c->host_offset);
 	fflush(f);
 	c->clock_end = len;
 	put_streams(f, clock_ident(w));

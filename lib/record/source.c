@@ -4,7 +4,8 @@
  * Recordings of ftrace pages that do not come from a segment: the host
  * kernel's own ring buffer, recorded beside its guests.  Its pages have the
  * layout of a segment's (struct ivring_subbuf_hdr, then ftrace's records),
- * so the trace.dat writer takes them as they are; only the metadata comes
+ * so the trace.dat writer takes them as they are, and the CTF writer
+ * transcodes them as a guest's; only the metadata comes
  * from elsewhere: the format texts and header texts that the caller read
  * from tracefs, copied here, and the guests that the file links to
  * (trace-cmd's GUEST option).
@@ -142,9 +143,16 @@ static int source_setup(struct ivring_rec *w,
 {
 	int ret;
 
-	if (o->format != IVRING_REC_TRACE_DAT || (o->flags & IVRING_REC_SNAPSHOT))
+	if ((o->format != IVRING_REC_TRACE_DAT && o->format != IVRING_REC_CTF) ||
+	    (o->flags & IVRING_REC_SNAPSHOT))
 		return ivr_err(w, -EINVAL,
-			       "pages from outside a segment are recorded as a spooled trace.dat only");
+			       "pages from outside a segment are recorded as a spooled trace.dat or a CTF trace only");
+	/* A CTF clock is placed in CLOCK_REALTIME through the host's mono. */
+	if (o->format == IVRING_REC_CTF &&
+	    (!src->clock || strcmp(src->clock, "mono")))
+		return ivr_err(w, -EINVAL,
+			       "a CTF trace of the host's pages needs trace clock mono, not %s",
+			       src->clock ? src->clock : "local");
 	if (!src->nr_cpus || src->nr_cpus > 65536)
 		return ivr_err(w, -EINVAL, "%u CPUs", src->nr_cpus);
 	if (src->page_size < 64 || src->page_size > (1U << 24))
@@ -192,7 +200,8 @@ int ivring__rec_open_source(const struct ivring_rec_source *src,
 		ret = ivr_msg_set(&why, -ENOMEM, "out of memory for a recording");
 	if (w) {
 		w->dirfd = -1;
-		w->ops = &ivr_rec_tracedat_ops;
+		w->ops = o.format == IVRING_REC_CTF ? &ivr_rec_ctf_ops :
+						      &ivr_rec_tracedat_ops;
 		ret = source_setup(w, &s, path, &o);
 		if (ret) {
 			why = w->err;
