@@ -189,7 +189,7 @@ static int open_file(struct host_trace *h, const struct host_trace_conf *c)
 	};
 	struct ivring_rec_opts opts = {
 		.sz = sizeof(opts),
-		.format = IVRING_REC_TRACE_DAT,
+		.format = c->ctf ? IVRING_REC_CTF : IVRING_REC_TRACE_DAT,
 		.version = c->version,
 		.trace_id = h->trace_id,
 		.errbuf = errbuf,
@@ -197,7 +197,13 @@ static int open_file(struct host_trace *h, const struct host_trace_conf *c)
 	};
 	int ret, size;
 
-	if (!uname(&u))
+	/*
+	 * trace-cmd shows a trace.dat's uname; a CTF trace's name is its
+	 * environment's hostname, which babeltrace2 shows beside each event.
+	 */
+	if (!uname(&u) && c->ctf)
+		snprintf(uname_str, sizeof(uname_str), "%s", u.nodename);
+	else if (!uname(&u))
 		snprintf(uname_str, sizeof(uname_str), "%s %s %s %s %s",
 			 u.sysname, u.nodename, u.release, u.version, u.machine);
 	src.name = uname_str;

@@ -19,8 +19,9 @@
 struct host_trace;
 
 struct host_trace_conf {
-	const char *output;	/* the host's trace.dat */
+	const char *output;	/* the host's trace.dat, or CTF directory */
 	unsigned int version;	/* trace.dat version; 0: the default */
+	bool ctf;		/* a CTF trace, beside the guests' CTF traces */
 };
 
 /*

@@ -147,6 +147,7 @@ static int record(struct read_opts *o)
 	struct host_trace_conf hc = {
 		.output = o->host,
 		.version = o->version,
+		.ctf = o->ctf != NULL,
 	};
 	const char *dir = o->ctf ? o->ctf : o->output;
 	struct seg_conf c;

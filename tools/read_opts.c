@@ -400,15 +400,14 @@ static void check_modes(const struct read_opts *o)
 
 /*
  * --host: the host's trace is recorded while the guests are, into a
- * trace.dat that trace-cmd merges with theirs, so their times are the
+ * trace.dat that trace-cmd merges with theirs (or, with --ctf, a CTF
+ * directory that babeltrace2 merges with theirs), so their times are the
  * host's (--clock host, which --host implies).
  */
 static void check_host(struct read_opts *o)
 {
 	if (!o->host)
 		return;
-	if (o->ctf)
-		usage_error("--host writes a trace.dat, to go with the guests' trace.dat recordings, not with --ctf");
 	if (!o->follow && !o->many.watch)
 		usage_error("--host records the host while the guests are followed: add -f (or --watch)");
 	if (o->clock_set && !o->clock)
@@ -462,15 +461,16 @@ static int canon(const char *path, char out[PATH_MAX])
 static void check_host_path(const struct read_opts *o)
 {
 	char host[PATH_MAX], out[PATH_MAX], dir[PATH_MAX];
+	const char *guests = o->ctf ? o->ctf : o->output;
 	const char *slash;
 
-	if (!o->host || !o->output)
+	if (!o->host || !guests)
 		return;
 	if (o->path) {
-		if (!canon(o->host, host) && !canon(o->output, out) &&
+		if (!canon(o->host, host) && !canon(guests, out) &&
 		    !strcmp(host, out))
-			usage_error("--host %s: that is the guest's recording (-o)",
-				    o->host);
+			usage_error("--host %s: that is the guest's recording (%s)",
+				    o->host, o->ctf ? "--ctf" : "-o");
 		return;
 	}
 	/* The host file's directory, without the slash: "." or "/" at least. */
@@ -482,9 +482,9 @@ static void check_host_path(const struct read_opts *o)
 	else
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - o->host),
 			 o->host);
-	if (!canon(dir, host) && !canon(o->output, out) && !strcmp(host, out))
-		usage_error("--host %s: inside the guests' directory %s; put the host's file elsewhere",
-			    o->host, o->output);
+	if (!canon(dir, host) && !canon(guests, out) && !strcmp(host, out))
+		usage_error("--host %s: inside the guests' directory %s; put the host's trace elsewhere",
+			    o->host, guests);
 }
 
 void read_parse(int argc, char **argv, struct read_opts *o)
