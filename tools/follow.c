@@ -379,7 +379,8 @@ int seg_follow(struct seg *s)
 	err = handover_end(s->r, &c->handover, err);
 	if (c->stats) {
 		print_stats(s->r, c->stats_cpus);
-		if (c->stats_clock)
+		/* A recording's too, when its times are the host's. */
+		if (c->stats_clock || c->clock)
 			read_clock_stats(s->r);
 	}
 	if (c->ops->summary)
