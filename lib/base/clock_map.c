@@ -78,28 +78,50 @@ static void between(const struct ivr_sync_sample *a,
 			 f * (double)(b->rtt / 2));
 }
 
-/* The samples that give the drift near end @i (0 or nr - 1), if any. */
+/*
+ * The samples that give the drift near one end: that end and the sample
+ * nearest it at least IVR_SYNC_SPAN_NS away, if any.  Guest times only
+ * grow along the series (the reader keeps no sample that does not), so a
+ * binary search finds it: a guest whose answers crawl forward makes a
+ * long series of close samples, and this runs for every event converted.
+ */
 static bool span_pair(const struct ivr_sync_sample *s, u32 nr, bool first,
 		      u32 *a, u32 *b)
 {
-	u32 i;
+	u32 lo, hi, mid;
 
 	if (first) {
-		for (i = 1; i < nr; i++)
-			if (s[i].guest - s[0].guest >= IVR_SYNC_SPAN_NS) {
-				*a = 0;
-				*b = i;
-				return true;
-			}
-		return false;
-	}
-	for (i = nr - 1; i-- > 0;)
-		if (s[nr - 1].guest - s[i].guest >= IVR_SYNC_SPAN_NS) {
-			*a = i;
-			*b = nr - 1;
-			return true;
+		/* The first of s[1 ..] far enough from s[0]. */
+		lo = 1;
+		hi = nr;
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (s[mid].guest - s[0].guest >= IVR_SYNC_SPAN_NS)
+				hi = mid;
+			else
+				lo = mid + 1;
 		}
-	return false;
+		if (lo >= nr)
+			return false;
+		*a = 0;
+		*b = lo;
+		return true;
+	}
+	/* The first of s[.. nr - 2] too near s[nr - 1]: the one before it. */
+	lo = 0;
+	hi = nr - 1;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s[nr - 1].guest - s[mid].guest >= IVR_SYNC_SPAN_NS)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	*a = lo - 1;
+	*b = nr - 1;
+	return true;
 }
 
 /* Beyond the samples: from end @e, with the drift of a pair if there is one. */
