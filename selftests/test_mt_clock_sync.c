@@ -107,6 +107,7 @@ FIXTURE(clk)
 	struct poller p;
 	pthread_t t;
 	struct ivring *r;
+	char dir[32];		/* a test's files, removed at the end */
 };
 
 FIXTURE_SETUP(clk)
@@ -131,6 +132,8 @@ FIXTURE_TEARDOWN(clk)
 	pthread_join(self->t, NULL);
 	ivring__close(self->r);
 	seg_destroy(&self->s);
+	if (self->dir[0])
+		seg_rm_dir(self->dir);
 }
 
 /* Host time of @g by the library, against the truth: within the bound. */
@@ -534,13 +537,14 @@ TEST_F(clk, ctf_host_times)
 	struct ivring_clock_info ci = { .sz = sizeof(ci) };
 	struct ivring_page pg = { .sz = sizeof(pg) };
 	static u64 before[CTF_EVENTS], after[CTF_EVENTS], ctf[CTF_EVENTS];
-	char dir[] = "/tmp/ivring-ctfclk-XXXXXX", path[64], err[256];
+	char path[64], err[256];
 	u64 deadline = mono() + 60000000000ULL, worst, drift, tol, next;
 	struct ivring_rec *w;
 	int i, n = 0;
 
-	ASSERT_NE(NULL, mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/ctf", dir);
+	strcpy(self->dir, "/tmp/ivring-ctfclk-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(path, sizeof(path), "%s/ctf", self->dir);
 	ASSERT_EQ(0, ivring__rec_open(self->r, path, &o, &w));
 	/* Samples over a second apart: the drift is measured. */
 	while (ivring__clock_sync(self->r, 200) != 1 && mono() < deadline)
@@ -576,7 +580,7 @@ TEST_F(clk, ctf_host_times)
 	}
 	ASSERT_EQ(0, ivring__rec_close(w, err, sizeof(err)));
 	ASSERT_EQ(CTF_EVENTS, n);
-	snprintf(path, sizeof(path), "%s/ctf/channel0_0", dir);
+	snprintf(path, sizeof(path), "%s/ctf/channel0_0", self->dir);
 	ASSERT_EQ(CTF_EVENTS, ctf_seq_times(path, ctf, CTF_EVENTS));
 	/*
 	 * Each time is off by its bound at most: the last sample's, grown
@@ -588,6 +592,10 @@ TEST_F(clk, ctf_host_times)
 	TH_LOG("worst bound %llu ns, so %llu ns allowed; one offset would be off by %llu ns at the end",
 	       (unsigned long long)worst, (unsigned long long)tol,
 	       (unsigned long long)drift);
+	/* Samples too slow to tell the two apart (a loaded machine, TSan). */
+	if (2 * tol >= drift)
+		SKIP(return, "samples of %llu ns bound cannot tell the drift",
+		     (unsigned long long)worst);
 	for (i = 1; i < CTF_EVENTS; i++) {
 		s64 d = (s64)(ctf[i] - ctf[0]);
 
@@ -602,7 +610,6 @@ TEST_F(clk, ctf_host_times)
 			break;
 		}
 	}
-	seg_rm_dir(dir);
 }
 
 TEST_HARNESS_MAIN
