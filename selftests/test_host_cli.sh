@@ -429,6 +429,13 @@ expect_fail "--host without -f" 2 "add -f" \
 	"$read_bin" record -o g3.dat --host h3.dat "/dev/shm/$shm"
 expect_fail "--host at the guest's --ctf directory" 2 "guest's recording (--ctf)" \
 	"$read_bin" record -f --ctf c3 --host c3 "/dev/shm/$shm"
+expect_fail "--host inside the guest's --ctf directory" 2 "one inside the other" \
+	"$read_bin" record -f --ctf c3 --host c3/h "/dev/shm/$shm"
+expect_fail "--host holding the guest's --ctf directory" 2 "one inside the other" \
+	"$read_bin" record -f --ctf h3/c --host h3 "/dev/shm/$shm"
+expect_fail "--host inside the guests' directory of many" 2 "inside the guests' directory" \
+	"$read_bin" record -f -o m3 --host m3/sub/h.dat "/dev/shm/$shm" \
+	"/dev/shm/$shm-b"
 expect_fail "--host with --clock guest" 2 "clock host" \
 	"$read_bin" record -f -o g3.dat --clock guest --host h3.dat \
 	"/dev/shm/$shm"

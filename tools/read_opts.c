@@ -415,42 +415,50 @@ static void check_host(struct read_opts *o)
 	o->clock = IVRING_HOST_MONOTONIC;
 }
 
-/* @path's directory, resolved, and its last part: 0, or -1. */
-static int where(const char *path, char *dir, size_t len, const char **leaf)
-{
-	const char *slash = strrchr(path, '/');
-	char parent[PATH_MAX];
-
-	*leaf = slash ? slash + 1 : path;
-	snprintf(parent, sizeof(parent), "%.*s",
-		 slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
-	if (!realpath(parent, dir) || strlen(dir) >= len)
-		return -1;
-	return 0;
-}
-
 /*
- * @path made absolute, its links resolved as far as it exists: the whole
- * path, or its directory and then its last part (a file or a directory
- * still to be made, as -o DIR of many segments may be).  0, or -1.
+ * @path made absolute, its links resolved as far as it exists, and the
+ * parts that do not exist yet (files or directories still to be made, as
+ * -o DIR of many segments may be) appended as they are.  0, or -1.
  */
 static int canon(const char *path, char out[PATH_MAX])
 {
-	char dir[PATH_MAX], trimmed[PATH_MAX];
-	const char *leaf;
-	size_t len;
+	char head[PATH_MAX], rest[PATH_MAX] = "", tmp[PATH_MAX], dir[PATH_MAX];
+	size_t len = snprintf(head, sizeof(head), "%s", path);
+	char *slash;
 
-	if (realpath(path, out))
-		return 0;
-	/* "DIR/" is DIR, to be made. */
-	len = snprintf(trimmed, sizeof(trimmed), "%s", path);
-	if (len >= sizeof(trimmed))
+	if (!len || len >= sizeof(head))
 		return -1;
-	while (len > 1 && trimmed[len - 1] == '/')
-		trimmed[--len] = '\0';
-	if (where(trimmed, dir, sizeof(dir), &leaf))
-		return -1;
-	return snprintf(out, PATH_MAX, "%s/%s", dir, leaf) < PATH_MAX ? 0 : -1;
+	while (!realpath(head, dir)) {
+		/* "DIR/" is DIR; the last part goes to @rest. */
+		while (len > 1 && head[len - 1] == '/')
+			head[--len] = '\0';
+		slash = strrchr(head, '/');
+		if (snprintf(tmp, sizeof(tmp), "%s%s%s", slash ? slash + 1 : head,
+			     *rest ? "/" : "", rest) >= (int)sizeof(tmp))
+			return -1;
+		memcpy(rest, tmp, sizeof(rest));
+		if (!slash)
+			strcpy(head, ".");
+		else if (slash == head)
+			strcpy(head, "/");
+		else
+			*slash = '\0';
+		len = strlen(head);
+		if (!strcmp(head, ".") && !realpath(head, dir))
+			return -1;
+	}
+	if (!*rest)
+		return snprintf(out, PATH_MAX, "%s", dir) < PATH_MAX ? 0 : -1;
+	return snprintf(out, PATH_MAX, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "",
+			rest) < PATH_MAX ? 0 : -1;
+}
+
+/* Whether the path @in lies inside the directory @dir (both canon()). */
+static bool within(const char *in, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	return !strncmp(in, dir, len) && (in[len] == '/' || !strcmp(dir, "/"));
 }
 
 /*
@@ -460,30 +468,31 @@ static int canon(const char *path, char out[PATH_MAX])
  */
 static void check_host_path(const struct read_opts *o)
 {
-	char host[PATH_MAX], out[PATH_MAX], dir[PATH_MAX];
+	char host[PATH_MAX], out[PATH_MAX];
 	const char *guests = o->ctf ? o->ctf : o->output;
-	const char *slash;
 
 	if (!o->host || !guests)
 		return;
 	if (o->path) {
-		if (!canon(o->host, host) && !canon(guests, out) &&
-		    !strcmp(host, out))
+		if (canon(o->host, host) || canon(guests, out))
+			return;
+		if (!strcmp(host, out))
 			usage_error("--host %s: that is the guest's recording (%s)",
 				    o->host, o->ctf ? "--ctf" : "-o");
+		/* A CTF reader of one directory would take the other too. */
+		if (within(host, out) || within(out, host))
+			usage_error("--host %s and %s %s: one inside the other; keep them apart",
+				    o->host, o->ctf ? "--ctf" : "-o", guests);
 		return;
 	}
-	/* The host file's directory, without the slash: "." or "/" at least. */
-	slash = strrchr(o->host, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == o->host)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - o->host),
-			 o->host);
-	if (!canon(dir, host) && !canon(guests, out) && !strcmp(host, out))
+	/* Many: -o or --ctf is the guests' directory, the host's stays out. */
+	if (canon(o->host, host) || canon(guests, out))
+		return;
+	if (!strcmp(host, out) || within(host, out))
 		usage_error("--host %s: inside the guests' directory %s; put the host's trace elsewhere",
+			    o->host, guests);
+	if (within(out, host))
+		usage_error("--host %s: it would hold the guests' directory %s; put the host's trace elsewhere",
 			    o->host, guests);
 }
 
