@@ -673,7 +673,7 @@ IVRING_API int ivring__rec_stats(const struct ivring_rec *w,
 /*
  * Since 1.7: a recording of pages that come from an ftrace ring buffer
  * other than a segment's, such as the host kernel's own (trace_pipe_raw of
- * a tracefs instance), through the same trace.dat writer: the host's side
+ * a tracefs instance), through the same trace.dat and CTF writers: the host's side
  * of its guests' recordings.  The caller reads the pages, checks each with
  * ivring__page_parse() and passes it to ivring__rec_page(); the rest of
  * the recording's calls work as for a segment's, but for those that take a
@@ -735,7 +735,8 @@ IVRING_API int ivring__page_parse(const void *data, size_t size,
  * ring buffer went: trace-cmd's GUEST option, with the name and TRACEID of
  * the guest's recording and the host thread id of each of its vCPUs
  * (@tids[vcpu], @nr_vcpus of them, 0 when unknown).  A guest whose trace id
- * was given before is replaced.  Only for a recording of
+ * was given before is replaced.  A CTF recording takes it and writes
+ * nothing of it: CTF has no such link.  Only for a recording of
  * ivring__rec_open_source(): -EINVAL otherwise; -ENOMEM.
  */
 IVRING_API int ivring__rec_guest(struct ivring_rec *w, const char *name,
