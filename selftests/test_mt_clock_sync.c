@@ -531,34 +531,41 @@ static int ctf_seq_times(const char *path, u64 *t, u32 n)
  * whole trace gave.
  */
 #define CTF_EVENTS	100
+
+/* The bound of the host time of guest time @g, by @r's samples now. */
+static u64 bound_at(struct ivring *r, u64 g)
+{
+	uint64_t h, bound;
+
+	if (ivring__clock_host(r, g, IVRING_HOST_MONOTONIC, &h, &bound))
+		return UINT64_MAX / 4;
+	return bound;
+}
+
 TEST_F(clk, ctf_host_times)
 {
 	struct ivring_rec_opts o = { .sz = sizeof(o), .format = IVRING_REC_CTF };
-	struct ivring_clock_info ci = { .sz = sizeof(ci) };
 	struct ivring_page pg = { .sz = sizeof(pg) };
 	static u64 before[CTF_EVENTS], after[CTF_EVENTS], ctf[CTF_EVENTS];
+	static u64 bnd[CTF_EVENTS];
 	char path[64], err[256];
-	u64 deadline = mono() + 60000000000ULL, worst, drift, tol, next;
+	u64 deadline = mono() + 60000000000ULL, drift, tol, next;
 	struct ivring_rec *w;
-	int i, n = 0;
+	int i, j = 0, n = 0;
 
 	strcpy(self->dir, "/tmp/ivring-ctfclk-XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	snprintf(path, sizeof(path), "%s/ctf", self->dir);
 	ASSERT_EQ(0, ivring__rec_open(self->r, path, &o, &w));
-	/* Samples over a second apart: the drift is measured. */
-	while (ivring__clock_sync(self->r, 200) != 1 && mono() < deadline)
-		usleep(IVW_SYNC_GAP_NS / 1000 + 50000);
-	ASSERT_EQ(0, ivring__clock_info(self->r, &ci));
-	worst = ci.last_bound_ns;
-	next = mono() + 1100000000ULL;
-	while (mono() < next || ivring__clock_sync(self->r, 200) != 1) {
+	/*
+	 * Until a host time 300 ms past the newest sample is bounded to
+	 * 20 us: the drift measured, by samples a second apart.
+	 */
+	do {
 		ASSERT_GT(deadline, mono());
 		usleep(IVW_SYNC_GAP_NS / 1000 + 50000);
-	}
-	ASSERT_EQ(0, ivring__clock_info(self->r, &ci));
-	if (ci.last_bound_ns > worst)
-		worst = ci.last_bound_ns;
+		ivring__clock_sync(self->r, 200);
+	} while (bound_at(self->r, guest_at(mono()) + 300000000ULL) > 20000);
 	ASSERT_EQ(1, ivring__rec_clock(w, self->r));
 	next = mono();
 	for (i = 0; i < CTF_EVENTS; i++) {
@@ -568,11 +575,15 @@ TEST_F(clk, ctf_host_times)
 		usleep(15000);
 		if (mono() < next && i < CTF_EVENTS - 1)
 			continue;
-		/* A burst and the pages so far, as ivring-read record does. */
-		if (ivring__clock_sync(self->r, 200) == 1 &&
-		    !ivring__clock_info(self->r, &ci) && ci.last_bound_ns > worst)
-			worst = ci.last_bound_ns;
+		/*
+		 * A burst and the pages so far, as ivring-read record does;
+		 * each event's bound is its host time's by the samples that
+		 * the recording maps it with.
+		 */
+		ivring__clock_sync(self->r, 200);
 		ASSERT_EQ(1, ivring__rec_clock(w, self->r));
+		for (; j <= i; j++)
+			bnd[j] = bound_at(self->r, guest_at(after[j]));
 		while (ivring__rec_read(w, self->r, 0, IVRING_PAGE_PARTIAL, &pg) > 0)
 			n += pg.events;
 		ASSERT_EQ(0, ivring__rec_flush(w));
@@ -582,31 +593,30 @@ TEST_F(clk, ctf_host_times)
 	ASSERT_EQ(CTF_EVENTS, n);
 	snprintf(path, sizeof(path), "%s/ctf/channel0_0", self->dir);
 	ASSERT_EQ(CTF_EVENTS, ctf_seq_times(path, ctf, CTF_EVENTS));
-	/*
-	 * Each time is off by its bound at most: the last sample's, grown
-	 * by the drift's uncertainty over the 250 ms since, which the
-	 * samples of a few microseconds here keep under 10 us.
-	 */
-	tol = 2 * (worst + 10000);
+	tol = bnd[0] + bnd[CTF_EVENTS - 1];
 	drift = (after[CTF_EVENTS - 1] - before[0]) / 10000;
-	TH_LOG("worst bound %llu ns, so %llu ns allowed; one offset would be off by %llu ns at the end",
-	       (unsigned long long)worst, (unsigned long long)tol,
+	TH_LOG("the first and last events' bounds %llu and %llu ns; one offset would be off by %llu ns at the end",
+	       (unsigned long long)bnd[0],
+	       (unsigned long long)bnd[CTF_EVENTS - 1],
 	       (unsigned long long)drift);
-	/* Samples too slow to tell the two apart (a loaded machine, TSan). */
+	/* Samples too slow to tell the two apart (a loaded machine). */
 	if (2 * tol >= drift)
-		SKIP(return, "samples of %llu ns bound cannot tell the drift",
-		     (unsigned long long)worst);
+		SKIP(return, "bounds of %llu ns cannot tell the drift",
+		     (unsigned long long)tol);
 	for (i = 1; i < CTF_EVENTS; i++) {
-		s64 d = (s64)(ctf[i] - ctf[0]);
+		/* Both ends' bounds, and a few ns of rounding. */
+		s64 d = (s64)(ctf[i] - ctf[0]), t = (s64)(bnd[i] + bnd[0] + 4);
 
-		EXPECT_LE(d, (s64)(after[i] - before[0] + tol));
-		EXPECT_GE(d, (s64)(before[i] - after[0]) - (s64)tol);
-		if (d > (s64)(after[i] - before[0] + tol) ||
-		    d < (s64)(before[i] - after[0]) - (s64)tol) {
-			TH_LOG("event %d: %lld ns after the first, truly %llu to %llu",
+		EXPECT_LE(d, (s64)(after[i] - before[0]) + t);
+		EXPECT_GE(d, (s64)(before[i] - after[0]) - t);
+		if (d > (s64)(after[i] - before[0]) + t ||
+		    d < (s64)(before[i] - after[0]) - t) {
+			TH_LOG("event %d: %lld ns after the first, truly %llu to %llu, bounds %llu and %llu",
 			       i, (long long)d,
 			       (unsigned long long)(before[i] - after[0]),
-			       (unsigned long long)(after[i] - before[0]));
+			       (unsigned long long)(after[i] - before[0]),
+			       (unsigned long long)bnd[i],
+			       (unsigned long long)bnd[0]);
 			break;
 		}
 	}
