@@ -14,7 +14,8 @@
 #     fds and threads as before the first segment, and no mapping of one;
 #   - the same, shorter, with the reader built with ASan + UBSan and with
 #     TSan (no sanitizer report).
-# IVRING_SCALE_SECS sets the plain run's length (default 60).
+# IVRING_SCALE_SECS sets the plain run's length (default 30: about 600
+# segments come and go).
 # Exit: 0 pass, 1 fail, 4 skip (kselftest).
 
 set -u
@@ -171,7 +172,7 @@ scale_run() {
 	fi
 }
 
-scale_run plain "$tools/ivring-read" "${IVRING_SCALE_SECS:-60}" 100
+scale_run plain "$tools/ivring-read" "${IVRING_SCALE_SECS:-30}" 100
 # The sanitizers' readers are several times slower: fewer events.
 scale_run asan "${IVRING_ASAN_TOOLS:-$tools/../../asan/tools}/ivring-read" 8 20
 scale_run tsan "${IVRING_TSAN_TOOLS:-$tools/../../tsan/tools}/ivring-read" 8 20
