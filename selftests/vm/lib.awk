@@ -147,6 +147,22 @@ function vm_guest_stats(file, tag,   l, a, c, k, v, n) {
 	return n
 }
 
+# vm_host_totals(files): the "read events" and "lost events" of the
+# ivring-read --stats outputs FILES (separated by spaces), added up per
+# CPU into hread[cpu] and hlost[cpu].
+function vm_host_totals(files,   f, n, i, k, kk) {
+	n = split(files, f, " ")
+	for (i = 1; i <= n; i++) {
+		delete hstat
+		vm_host_stats(f[i])
+		for (k in hstat) {
+			split(k, kk, SUBSEP)
+			if (kk[2] == "read events") hread[kk[1]] += hstat[k]
+			if (kk[2] == "lost events") hlost[kk[1]] += hstat[k]
+		}
+	}
+}
+
 # vm_host_stats(file): ivring-read --stats output ("CPU N:", then
 # "key: value" lines) into hstat[cpu, key]; hcpu[cpu] = 1 for every CPU.
 # ivring-read's summary line goes to hsummary; every other line, such as a

@@ -220,16 +220,7 @@ mig_check_union() {
 function bad(msg) { print "not ok: " msg; fails++ }
 BEGIN {
 	ngcpu = vm_guest_stats(console)
-	n = split(statfiles, sf, " ")
-	for (i = 1; i <= n; i++) {
-		delete hstat
-		vm_host_stats(sf[i])
-		for (k in hstat) {
-			split(k, kk, SUBSEP)
-			if (kk[2] == "read events") hread[kk[1]] += hstat[k]
-			if (kk[2] == "lost events") hlost[kk[1]] += hstat[k]
-		}
-	}
+	vm_host_totals(statfiles)
 }
 FNR == 1 { nfile++ }
 vm_lost($0) {
