@@ -311,18 +311,22 @@ mig_move() {
 	mig_end src
 }
 
-# mig_handover: the guest streams under a consuming reader on each host;
-# the migration completes in the middle; the source's reader, lagging at
-# the migration and then told with SIGUSR1, drains and saves a checkpoint,
+# mig_handover [READER]: the guest streams under a consuming reader on
+# each host (READER ROLE SHM [options], mig_reader by default); the
+# migration completes in the middle; the source's reader, lagging at the
+# migration and then told with SIGUSR1, drains and saves a checkpoint,
 # from which the destination's reader, started before the migration, goes
-# on.  Each event once, counts reconciled with the guest's stats after
-# migration.  After mig_setup.
+# on; the destination's guest ends (mig_finish).  With mig_reader, each
+# event once, counts reconciled with the guest's stats after migration.
+# After mig_setup.
 mig_handover() {
-	mig_reader src "$a" --checkpoint "$vm_tmp/ckpt"
+	local reader=${1:-mig_reader}
+
+	"$reader" src "$a" --checkpoint "$vm_tmp/ckpt"
 	mig_vm src "$a" --may-migrate
 	mig_wait_line src '^GUEST-READY'
 	mig_vm_incoming dst "$b"
-	mig_reader dst "$b" --resume "$vm_tmp/ckpt"
+	"$reader" dst "$b" --resume "$vm_tmp/ckpt"
 	mig_lagging_migrate src dst
 	mig_hmp src quit >/dev/null
 	mig_reader_end src USR1
@@ -331,5 +335,6 @@ mig_handover() {
 	mig_end src
 	mig_finish dst
 	mig_check_resumed dst
+	[ "$reader" = mig_reader ] || return 0
 	mig_check_union "$vm_tmp/console" src dst
 }

@@ -5,7 +5,8 @@
 # Host and guest together across a live migration: each host records the
 # guest with ivring-read record --host, the source's recorder hands over
 # to the destination's with a checkpoint (lagging at the migration, as
-# lib_migrate.sh's readers do), and each host has its own host file.
+# lib_migrate.sh's readers do: mig_handover), and each host has its own
+# host file.
 #
 # Asserted:
 #   - each guest file's TIME_SHIFT names its own host file's TRACEID, and
@@ -42,17 +43,7 @@ mig_recorder() {
 }
 
 mig_setup
-mig_recorder src "$a" --checkpoint "$vm_tmp/ckpt"
-mig_vm src "$a" --may-migrate
-mig_wait_line src '^GUEST-READY'
-mig_vm_incoming dst "$b"
-mig_recorder dst "$b" --resume "$vm_tmp/ckpt"
-mig_lagging_migrate src dst
-mig_hmp src quit >/dev/null
-mig_reader_end src USR1
-mig_end src
-mig_finish dst
-mig_check_resumed dst
+mig_handover mig_recorder
 vm_check_no_spools "$vm_tmp/src.dat" "$vm_tmp/dst.dat" \
 	"$vm_tmp/src-host.dat" "$vm_tmp/dst-host.dat"
 t=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
