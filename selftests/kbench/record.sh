@@ -35,6 +35,8 @@
 #                    (ivring-read record --host), into FILE.host; the
 #                    summary gives its thread's CPU per host event.  Run it
 #                    with and without, to compare the guest's slowdowns
+#   --clock-host     the recorder puts host times in the file (--clock
+#                    host, which --host implies): the baseline of --host
 #   --timeout SEC    the guest's watchdog (default 1800)
 #   --log FILE       the console log (default build/kbench/record-console.log)
 #   --raw            also print every round's KB-HACK line
@@ -62,6 +64,7 @@ dat=
 keep=0
 mttcg=()
 host=()
+clock=()
 timeout=1800
 log=
 raw=0
@@ -75,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--keep) keep=1; shift; continue ;;
 	--mttcg) mttcg=(--mttcg); shift; continue ;;
 	--host) host=(--host); shift; continue ;;
+	--clock-host) clock=(--clock host); shift; continue ;;
 	-h | --help) usage "$0"; exit 0 ;;
 	esac
 	[ $# -ge 2 ] || die "$1 needs an argument (see --help)"
@@ -142,7 +146,7 @@ flock /tmp/ivring-vm.lock "$top/tools/ivring-vm" --kver "$kver" \
 	>"$tmp/vm.out" 2>&1 </dev/null &
 vm_pid=$!
 recorder_start "$dat" "/dev/shm/$shm" "$tmp/rec.err" \
-	${host:+--host "$dat.host"}
+	${host:+--host "$dat.host"} "${clock[@]}"
 wait "$vm_pid"
 rc=$?
 vm_pid=
@@ -161,7 +165,7 @@ echo
 [ ${#host[@]} = 0 ] || grep ' host events, ' "$tmp/rec.err"
 awk -v rec="$(grep -v ' host events, ' "$tmp/rec.err" | grep ' events, ' | tail -n 1)" \
 	-v rec_cpu="$rec_cpu" \
-	-v cmd="selftests/kbench/record.sh --rounds $rounds --groups $groups --loops $loops --shm-size $shm_size${mttcg:+ --mttcg}${host:+ --host}" \
+	-v cmd="selftests/kbench/record.sh --rounds $rounds --groups $groups --loops $loops --shm-size $shm_size${mttcg:+ --mttcg}${host:+ --host}${clock:+ --clock-host}" \
 	-f "$here/median.awk" -f "$here/record.awk" "$tmp/console"
 [ "$keep" = 1 ] && echo "kept $dat"
 exit 0
