@@ -3,9 +3,9 @@
 # SPDX-FileCopyrightText: 2026 The ivring authors
 #
 # One ivring-read --watch serves 64 segments of 4 sub-rings, written by
-# ivring-gen, while segments come and go for a minute: as each writer
+# ivring-gen, while segments come and go: as each writer
 # ends, its file is removed and a new segment is made under a new name
-# (about twenty a second).  Then:
+# (about twenty a second), for 30 s.  Then:
 #   - every event of every segment is read once or counted lost: per
 #     segment and CPU, each seq number at most once, and the numbers read
 #     plus the LOST counts make all that the writer numbered;
