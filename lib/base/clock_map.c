@@ -173,3 +173,21 @@ u32 ivr_clock_map(const struct ivr_sync_sample *s, u32 nr, u64 g, s64 *off,
 	between(&s[lo], &s[hi], g, off, bound);
 	return lo;
 }
+
+s64 ivr_realtime_offset(void)
+{
+	u64 best = UINT64_MAX, m1, m2, rt;
+	s64 off = 0;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		m1 = ivr_clock_ns(CLOCK_MONOTONIC);
+		rt = ivr_clock_ns(CLOCK_REALTIME);
+		m2 = ivr_clock_ns(CLOCK_MONOTONIC);
+		if (m2 - m1 < best) {
+			best = m2 - m1;
+			off = (s64)(rt - (m1 + (m2 - m1) / 2));
+		}
+	}
+	return off;
+}

@@ -37,6 +37,13 @@ void ivr_clock_outside(const struct ivr_sync_sample *s, u32 nr, bool first,
 u32 ivr_clock_map(const struct ivr_sync_sample *s, u32 nr, u64 g, s64 *off,
 		  u64 *bound);
 
+/*
+ * CLOCK_REALTIME - CLOCK_MONOTONIC now, from the closest of a few reads:
+ * what each clock sample keeps (real_off), and what a CTF trace of the
+ * host's own places its CLOCK_MONOTONIC with, so that the two meet.
+ */
+s64 ivr_realtime_offset(void);
+
 /* A double as an integer, saturated (clock_map.c). */
 s64 ivr_sat_s64(double v);
 u64 ivr_sat_u64(double v);

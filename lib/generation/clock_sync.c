@@ -123,7 +123,7 @@ static bool round_trip(struct ivring *r, u64 wait_ns, struct ivr_sync_sample *s)
 	}
 	s->guest = ivr_load(&h->sync.guest_ns);
 	t2 = ivr_clock_ns(CLOCK_MONOTONIC);
-	s->real_off = (s64)(ivr_clock_ns(CLOCK_REALTIME) - ivr_clock_ns(CLOCK_MONOTONIC));
+	s->real_off = ivr_realtime_offset();
 	s->host = t1 + (t2 - t1) / 2;
 	s->rtt = t2 - t1;
 	return true;

@@ -548,29 +548,6 @@ int ctf_meta_formats(struct ivring_rec *w, struct ivring *r, struct ctf *c,
 	return ret;
 }
 
-/*
- * CLOCK_REALTIME - CLOCK_MONOTONIC now, from the closest of a few reads:
- * the same difference that each clock sample of a guest's keeps
- * (real_off), so that the host's trace and its guests' meet.
- */
-static s64 realtime_offset(void)
-{
-	u64 best = UINT64_MAX, m1, m2, rt;
-	s64 off = 0;
-	int i;
-
-	for (i = 0; i < 5; i++) {
-		m1 = ivr_clock_ns(CLOCK_MONOTONIC);
-		rt = ivr_clock_ns(CLOCK_REALTIME);
-		m2 = ivr_clock_ns(CLOCK_MONOTONIC);
-		if (m2 - m1 < best) {
-			best = m2 - m1;
-			off = (s64)(rt - (m1 + (m2 - m1) / 2));
-		}
-	}
-	return off;
-}
-
 int ctf_meta_begin(struct ivring_rec *w, struct ivring *r, struct ctf *c)
 {
 	char *text = NULL;
@@ -596,7 +573,7 @@ int ctf_meta_begin(struct ivring_rec *w, struct ivring *r, struct ctf *c)
 	c->clock_at = len;
 	if (w->from_source) {
 		c->host_time = true;
-		c->host_offset = realtime_offset();
+		c->host_offset = ivr_realtime_offset();
 	}
 	put_clock(f, w, c->clock_uuid, clock_ident(w), c->host_time,
 		  c->host_offset);
