@@ -201,11 +201,14 @@ static int open_file(struct host_trace *h, const struct host_trace_conf *c)
 	 * trace-cmd shows a trace.dat's uname; a CTF trace's name is its
 	 * environment's hostname, which babeltrace2 shows beside each event.
 	 */
-	if (!uname(&u) && c->ctf)
-		snprintf(uname_str, sizeof(uname_str), "%s", u.nodename);
-	else if (!uname(&u))
-		snprintf(uname_str, sizeof(uname_str), "%s %s %s %s %s",
-			 u.sysname, u.nodename, u.release, u.version, u.machine);
+	if (!uname(&u)) {
+		if (c->ctf)
+			snprintf(uname_str, sizeof(uname_str), "%s", u.nodename);
+		else
+			snprintf(uname_str, sizeof(uname_str), "%s %s %s %s %s",
+				 u.sysname, u.nodename, u.release, u.version,
+				 u.machine);
+	}
 	src.name = uname_str;
 	for (i = 0; i < NR_HOST_EVENTS; i++) {
 		const struct host_event *e = &host_events[i];
