@@ -83,6 +83,27 @@ vcpus_up_c() {
 	test "$(wc -l <"$tmp/vcpus-c" 2>/dev/null)" -ge 2
 }
 
+# record_until ERR WHAT COND... -- ARGS...: ivring-read record -f ARGS in
+# the background (its pid in rec, its stderr in ERR), ended by Ctrl-C once
+# the command COND holds (it may read $rec); the exit status in rc.
+record_until() {
+	local err=$1 what=$2 cond=()
+
+	shift 2
+	while [ "$1" != -- ]; do
+		cond+=("$1")
+		shift
+	done
+	shift
+	"$read_bin" record -f "$@" 2>"$err" &
+	rec=$!
+	bg+=("$rec")
+	wait_for "$what" "${cond[@]}" || exit 1
+	kill -INT "$rec"
+	wait "$rec"
+	rc=$?
+}
+
 # The guest's clock runs 1000 s behind the host's: only TIME_SHIFT puts
 # its events among the host's.
 "$gen" -q -c 2 --rate 2000 -k --answer-clock --clock-behind 1000000000000 \
@@ -103,15 +124,12 @@ tid1=$(awk '$2 == 1 { print $3 }' "$tmp/vcpus")
 # --- one recording, ended by Ctrl-C --------------------------------------
 
 cd "$tmp" || exit 1
-"$read_bin" record -f -o g.dat --host h.dat "/dev/shm/$shm" 2>"$tmp/rec.err" &
-rec=$!
-bg+=("$rec")
-wait_for "the host's instance" has_instance "$rec" || exit 1
-# Pages of both: the guest's spools and the host's grow.
-wait_for "the recordings" spooled "g.dat.cpu0" "h.dat.cpu0" || exit 1
-kill -INT "$rec"
-wait "$rec"
-rc=$?
+# Its instance, and pages of both: the guest's spools and the host's grow.
+first_up() {
+	has_instance "$rec" && spooled "g.dat.cpu0" "h.dat.cpu0"
+}
+record_until "$tmp/rec.err" "the host's instance and the recordings" \
+	first_up -- -o g.dat --host h.dat "/dev/shm/$shm"
 check_rc() { [ "$rc" -eq 0 ]; }
 if check_rc; then ok "record --host ends on Ctrl-C with 0"; else
 	not_ok "record --host ends on Ctrl-C with 0 (exit $rc)"
@@ -209,14 +227,8 @@ if command -v babeltrace2 >/dev/null; then
 		--clock-behind 1000000000000 "$shm-ctf" &
 	bg+=("$!")
 	wait_for "the CTF guest's segment" test -s "/dev/shm/$shm-ctf" || exit 1
-	"$read_bin" record -f --ctf gc --host hc "/dev/shm/$shm-ctf" \
-		2>"$tmp/ctf.err" &
-	rec=$!
-	bg+=("$rec")
-	wait_for "the CTF traces" ctf_grown || exit 1
-	kill -INT "$rec"
-	wait "$rec"
-	rc=$?
+	record_until "$tmp/ctf.err" "the CTF traces" ctf_grown -- \
+		--ctf gc --host hc "/dev/shm/$shm-ctf"
 	babeltrace2 --clock-seconds gc hc >"$tmp/ctf.txt" 2>"$tmp/bt.err"
 	awk -v M=0.001 '
 	function ts(   s) { s = $1; gsub(/[][]/, "", s); return s + 0 }
@@ -280,13 +292,8 @@ fi
 
 # /dev/shm/NAME for NAME, as the library opens it: the vCPU threads must
 # be found all the same, from the file the reader opened.
-"$read_bin" record -f -o bare.dat --host hb.dat "$shm" 2>"$tmp/bare.err" &
-rec=$!
-bg+=("$rec")
-wait_for "the bare name's recordings" spooled "bare.dat.cpu*" "hb.dat.cpu*" ||
-	exit 1
-kill -INT "$rec"
-wait "$rec"
+record_until "$tmp/bare.err" "the bare name's recordings" \
+	spooled "bare.dat.cpu*" "hb.dat.cpu*" -- -o bare.dat --host hb.dat "$shm"
 trace-cmd dump --options -i hb.dat 2>/dev/null |
 	awk '/\[Option GUEST,/ { f = 1; next } f && /\[Option / { exit } f' \
 	>"$tmp/bare.guest"
@@ -309,15 +316,9 @@ bg+=("$!")
 exec 7>"$tmp/hold-b"
 wait_for "the second guest's vCPU threads" vcpus_up_b || exit 1
 mkdir -m 700 two
-"$read_bin" record -f -o two --host two.dat "/dev/shm/$shm" "/dev/shm/$shm-b" \
-	2>"$tmp/two.err" &
-rec=$!
-bg+=("$rec")
-wait_for "both guests' recordings" spooled "two/$shm.dat.cpu0" "two/$shm-b.dat.cpu0" ||
-	exit 1
-kill -INT "$rec"
-wait "$rec"
-rc=$?
+record_until "$tmp/two.err" "both guests' recordings" \
+	spooled "two/$shm.dat.cpu0" "two/$shm-b.dat.cpu0" -- \
+	-o two --host two.dat "/dev/shm/$shm" "/dev/shm/$shm-b"
 trace-cmd dump --options -i two.dat >"$tmp/two.opts" 2>&1
 ids=$(for f in "two/$shm.dat" "two/$shm-b.dat"; do
 	trace-cmd dump --options -i "$f" 2>/dev/null |
