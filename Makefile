@@ -32,7 +32,7 @@
 # library and tools in build/lib and build/tools use the plain flags.
 
 # kmod/main.c's MODULE_VERSION says the same (test_dkms checks that).
-VERSION		:= 1.7.0
+VERSION		:= 1.8.0
 SOVERSION	:= 1
 
 prefix		?= /usr/local
@@ -95,7 +95,9 @@ BASE_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE $(WARNINGS) -MMD -MP \
 
 TEP_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags libtraceevent 2>/dev/null)
 TEP_LIBS	:= $(or $(shell $(PKG_CONFIG) --libs libtraceevent 2>/dev/null),-ltraceevent)
-LIBS		:= $(TEP_LIBS) -lpthread -ldl
+# A compressed trace.dat (lib/record/tracedat_zstd.c).
+ZSTD_LIBS	:= $(or $(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null),-lzstd)
+LIBS		:= $(TEP_LIBS) $(ZSTD_LIBS) -lpthread -ldl
 # The tools' many-guest registry (tools/guest_registry.c), and the host's own
 # trace through libtracefs (tools/host_trace.c); not the library's.
 URCU_LIBS	:= -lurcu -lurcu-cds
@@ -114,6 +116,7 @@ tools_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools $(TEP_CFLAGS) \
 		   $(TRACEFS_CFLAGS) $(TRACECMD_CFLAGS)
 selftests_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools -Iselftests \
 		   -isystem $(KSFT_DIR) $(TEP_CFLAGS) $(TRACEFS_CFLAGS) \
+		   $(TRACECMD_CFLAGS) \
 		   -DIVRING_SELFTESTS_DATA=\"$(CURDIR)/selftests/data\"
 
 VARIANTS	:= plain asan tsan
@@ -505,7 +508,7 @@ clean:
 
 # Every Debian package that building, checking and the VM tests need.
 DEB_PKGS	:= build-essential make pkg-config xz-utils libtraceevent-dev \
-		   libtracefs-dev libtracecmd-dev \
+		   libtracefs-dev libtracecmd-dev libzstd-dev zstd \
 		   liburcu-dev linux-source-6.1 babeltrace2 trace-cmd \
 		   kernelshark xvfb xauth imagemagick xdotool \
 		   qemu-system-x86 busybox-static socat cpio kmod procps dkms \

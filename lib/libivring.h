@@ -554,6 +554,22 @@ enum {
 	IVRING_REC_ANY_DIR = 1 << 1,
 };
 
+/* ivring_rec_opts.compression, since 1.8 */
+enum {
+	IVRING_REC_NO_COMPRESSION = 0,
+	/*
+	 * A trace.dat v7 compressed with zstd as trace-cmd record
+	 * --compression zstd writes it: its metadata sections and its CPU
+	 * data in blocks of up to 16 pages, which trace-cmd 3.1.6 and
+	 * KernelShark read.  A spool (@path.cpuN) is then a .zst file of
+	 * the CPU's pages: zstd -d gives what trace-cmd restore takes.  A
+	 * snapshot in place moves each CPU's data down to the one before it
+	 * at the end, so that the file is as small as its data.  Not for
+	 * version 6 or CTF, which have no compression (-EINVAL).
+	 */
+	IVRING_REC_ZSTD = 1,
+};
+
 struct ivring_rec_opts {
 	size_t sz;		/* sizeof(struct ivring_rec_opts) */
 	unsigned int format;	/* IVRING_REC_* */
@@ -570,6 +586,8 @@ struct ivring_rec_opts {
 	 * host's (ivring__rec_open_source()); 0: none.
 	 */
 	uint64_t peer_trace_id;
+	/* Since 1.8: IVRING_REC_NO_COMPRESSION or IVRING_REC_ZSTD */
+	unsigned int compression;
 };
 
 /*

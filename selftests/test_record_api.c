@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <trace-cmd/trace-cmd.h>
+
 #include "kselftest_harness.h"
 #include "seg_util.h"
 
@@ -119,6 +121,21 @@ TEST_F(rec, opts_refused_with_reason)
 	ASSERT_EQ(-EINVAL, ivring__rec_open(self->r, self->path, &n.o, &w));
 	ASSERT_NE(NULL, strstr(ivring__errmsg(self->r), "unknown flags 0x80"));
 
+	n.o.flags = 0;
+	n.o.compression = 9;
+	ASSERT_EQ(-EINVAL, ivring__rec_open(self->r, self->path, &n.o, &w));
+	ASSERT_NE(NULL, strstr(ivring__errmsg(self->r), "unknown compression 9"));
+
+	n.o.compression = IVRING_REC_ZSTD;
+	n.o.version = 6;
+	ASSERT_EQ(-EINVAL, ivring__rec_open(self->r, self->path, &n.o, &w));
+	ASSERT_NE(NULL, strstr(ivring__errmsg(self->r), "version 6 has no compression"));
+
+	n.o.version = 0;
+	n.o.format = IVRING_REC_CTF;
+	ASSERT_EQ(-EINVAL, ivring__rec_open(self->r, self->path, &n.o, &w));
+	ASSERT_NE(NULL, strstr(ivring__errmsg(self->r), "CTF 1.8 has no compression"));
+
 	/* Nothing was created by any of them. */
 	ASSERT_FALSE(exists(self->dir, "t.dat.cpu0"));
 	ASSERT_FALSE(exists(self->dir, "t.dat.head"));
@@ -146,21 +163,60 @@ TEST_F(rec, opts_before_flags)
 }
 
 /*
+ * The events that trace-cmd's own library reads from @path, and the sum
+ * of their first 8 bytes of payload (the fixture's sequence numbers), or
+ * -1 if it cannot open it.
+ */
+struct tc_count {
+	long n;
+	u64 seq_sum;
+};
+
+static int tc_count_one(struct tracecmd_input *h, struct tep_record *rec,
+			int cpu, void *arg)
+{
+	struct tc_count *c = arg;
+	u64 seq;
+
+	if (rec->size >= (int)sizeof(struct synth_seq)) {
+		memcpy(&seq, (const u8 *)rec->data +
+		       offsetof(struct synth_seq, seq), 8);
+		c->seq_sum += seq;
+	}
+	c->n++;
+	return 0;
+}
+
+static long tracecmd_events(const char *path, u64 *seq_sum)
+{
+	struct tracecmd_input *h = tracecmd_open(path, 0);
+	struct tc_count c = { 0 };
+
+	if (!h)
+		return -1;
+	tracecmd_iterate_events(h, NULL, 0, tc_count_one, &c);
+	tracecmd_close(h);
+	*seq_sum = c.seq_sum;
+	return c.n;
+}
+
+/*
  * A whole recording of the fixture's 600 events into a version @v file,
- * spooled or a snapshot (@flags).
+ * spooled or a snapshot (@flags), compressed or not (@z).
  */
 static void counts_and_cleanup(struct __test_metadata *_metadata,
 			       FIXTURE_DATA(rec) *self, unsigned int v,
-			       unsigned int flags)
+			       unsigned int flags, unsigned int z)
 {
 	struct ivring_rec_opts o = { .sz = sizeof(o), .version = v,
 				     .format = IVRING_REC_TRACE_DAT,
-				     .flags = flags };
+				     .flags = flags, .compression = z };
 	bool in_place = flags && v != 6;
 	struct ivring_rec_stats st = { .sz = sizeof(st) };
 	struct ivring_rec *w;
-	unsigned char head[16];
+	unsigned char head[24];
 	struct stat sb;
+	u64 sum;
 	int fd;
 
 	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
@@ -188,9 +244,18 @@ static void counts_and_cleanup(struct __test_metadata *_metadata,
 	close(fd);
 	ASSERT_EQ(0, memcmp(head, "\x17\x08\x44tracing", 10));
 	ASSERT_EQ('0' + (v ? v : 7), head[10]);
+	/* Version 7: the compression's name follows the page size. */
+	if (v != 6)
+		ASSERT_EQ(0, memcmp(head + 18, z ? "zstd" : "none", 5));
 	/* Spooled, the CPUs' data, whole pages, ends the file. */
-	if (!in_place)
+	if (!in_place && !z)
 		ASSERT_EQ(0, sb.st_size % 1024);
+	/* Compressed: 600 events of 24 bytes are a few KiB, whatever the way. */
+	if (z)
+		ASSERT_GT(32768, sb.st_size);
+	/* What trace-cmd reads: both CPUs' 0..299. */
+	ASSERT_EQ(600, tracecmd_events(self->path, &sum));
+	ASSERT_EQ(2 * 299 * 300 / 2, sum);
 
 	/* Consumed: a second recording of the segment finds nothing. */
 	ASSERT_EQ(0, ivring__commit(self->r));
@@ -201,23 +266,70 @@ static void counts_and_cleanup(struct __test_metadata *_metadata,
 
 TEST_F(rec, version_7)
 {
-	counts_and_cleanup(_metadata, self, 0, 0);
+	counts_and_cleanup(_metadata, self, 0, 0, 0);
 }
 
 TEST_F(rec, version_6)
 {
-	counts_and_cleanup(_metadata, self, 6, 0);
+	counts_and_cleanup(_metadata, self, 6, 0, 0);
 }
 
 TEST_F(rec, version_7_snapshot)
 {
-	counts_and_cleanup(_metadata, self, 7, IVRING_REC_SNAPSHOT);
+	counts_and_cleanup(_metadata, self, 7, IVRING_REC_SNAPSHOT, 0);
 }
 
 /* Version 6 cannot be written in place; a snapshot of it is spooled. */
 TEST_F(rec, version_6_snapshot)
 {
-	counts_and_cleanup(_metadata, self, 6, IVRING_REC_SNAPSHOT);
+	counts_and_cleanup(_metadata, self, 6, IVRING_REC_SNAPSHOT, 0);
+}
+
+TEST_F(rec, version_7_zstd)
+{
+	counts_and_cleanup(_metadata, self, 7, 0, IVRING_REC_ZSTD);
+}
+
+TEST_F(rec, version_7_zstd_snapshot)
+{
+	counts_and_cleanup(_metadata, self, 7, IVRING_REC_SNAPSHOT,
+			   IVRING_REC_ZSTD);
+}
+
+/*
+ * A compressed snapshot is a whole trace.dat after every flush, as an
+ * uncompressed one is: trace-cmd reads PATH.tmp with what was flushed,
+ * half of CPU 0 and then all of both, and the file it ends as.
+ */
+TEST_F(rec, zstd_snapshot_whole_after_flush)
+{
+	struct ivring_rec_opts o = { .sz = sizeof(o),
+				     .format = IVRING_REC_TRACE_DAT,
+				     .flags = IVRING_REC_SNAPSHOT,
+				     .compression = IVRING_REC_ZSTD };
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	char tmp[PATH_MAX];
+	struct ivring_rec *w;
+	long events = 0;
+	u64 sum;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", self->path);
+	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
+	ASSERT_EQ(0, tracecmd_events(tmp, &sum));
+	while (events < 150) {
+		ASSERT_EQ(1, ivring__rec_read(w, self->r, 0, 0, &pg));
+		events += pg.events;
+	}
+	ASSERT_EQ(0, ivring__rec_flush(w));
+	ASSERT_EQ(events, tracecmd_events(tmp, &sum));
+	events += record_all(w, self->r, 2);
+	ASSERT_EQ(600, events);
+	ASSERT_EQ(0, ivring__rec_flush(w));
+	ASSERT_EQ(600, tracecmd_events(tmp, &sum));
+	ASSERT_EQ(2 * 299 * 300 / 2, sum);
+	ASSERT_EQ(0, ivring__rec_close(w, NULL, 0));
+	ASSERT_EQ(600, tracecmd_events(self->path, &sum));
+	ASSERT_EQ(2 * 299 * 300 / 2, sum);
 }
 
 /*

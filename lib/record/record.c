@@ -206,6 +206,7 @@ int ivr_rec_setup_out(struct ivring_rec *w, const char *path,
 
 	w->format = o->format;
 	w->version = o->version ? o->version : 7;
+	w->compression = o->compression;
 	w->snapshot = o->flags & IVRING_REC_SNAPSHOT;
 	w->any_dir = o->flags & IVRING_REC_ANY_DIR;
 	w->trace_id = o->trace_id;
@@ -314,6 +315,17 @@ static int check_opts(const struct ivring_rec_opts *o, struct ivr_msg *why)
 		return ivr_msg_set(why, -EINVAL,
 				   "trace.dat version %u: only 6 and 7 are written",
 				   o->version);
+	if (o->compression != IVRING_REC_NO_COMPRESSION &&
+	    o->compression != IVRING_REC_ZSTD)
+		return ivr_msg_set(why, -EINVAL,
+				   "ivring__rec_open: unknown compression %u",
+				   o->compression);
+	if (o->compression && o->format == IVRING_REC_CTF)
+		return ivr_msg_set(why, -EINVAL,
+				   "CTF 1.8 has no compression: only a trace.dat is compressed");
+	if (o->compression && o->version == 6)
+		return ivr_msg_set(why, -EINVAL,
+				   "trace.dat version 6 has no compression: only version 7 is compressed");
 	return 0;
 }
 

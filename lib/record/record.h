@@ -97,6 +97,7 @@ struct ivring_rec {
 	int dirfd;			/* the directory of path (out.c) */
 	unsigned int format;
 	unsigned int version;
+	unsigned int compression;	/* IVRING_REC_ZSTD, or 0 */
 	bool snapshot;			/* IVRING_REC_SNAPSHOT */
 	bool any_dir;			/* IVRING_REC_ANY_DIR */
 	u64 trace_id;			/* never 0 */

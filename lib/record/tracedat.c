@@ -47,6 +47,93 @@
 
 static int write_head(struct ivring_rec *w);
 static int write_tail(struct ivring_rec *w, u64 at);
+static int copy_range(struct ivring_rec *w, u32 cpu, int fd, u64 in_off,
+		      int out, u64 out_off, u64 len);
+
+/* In place: the slot that the header does not point at. */
+static u64 other_slot(const struct in_place *ip)
+{
+	return ip->slot[ip->cur != 0 ? 0 : 1];
+}
+
+/* Where a compressed CPU's next block goes: after its count and blocks. */
+static u64 next_block(const struct spool *s)
+{
+	return s->size ? s->size : 4;
+}
+
+/*
+ * The pages of @cpu's buffer as one compressed block.  In place it goes
+ * after the CPU's blocks so far, and the count at the start of the region
+ * takes it in only at the end of the flush (count_blocks()).  Spooled, it
+ * goes behind a skippable frame that holds its two sizes (TD_ZHDR), so
+ * that the spool is a .zst file of the CPU's pages.
+ */
+static int spool_flush_z(struct ivring_rec *w, u32 cpu)
+{
+	struct tracedat *t = w->priv;
+	struct spool *s = &t->cpus[cpu];
+	u32 hdr[4] = { TD_ZSKIP_MAGIC, 8, 0, s->used * t->page_size };
+	ssize_t n;
+	int ret;
+
+	n = ivr_td_z_frame(w, t->zbuf + TD_ZHDR, t->zcap - TD_ZHDR, s->buf,
+			   hdr[3]);
+	if (n < 0)
+		return (int)n;
+	hdr[2] = (u32)n;
+	memcpy(t->zbuf, hdr, TD_ZHDR);
+	if (t->ip) {
+		ret = ivr_pwrite_all(t->ip->fd, t->zbuf + TD_ZHDR - 8, 8 + n,
+				     t->ip->offs[cpu] + next_block(s));
+		if (ret)
+			return ivr_err(w, ret, "%s.tmp: %s", w->path,
+				       strerror(-ret));
+	} else {
+		int fd = ivr_cpus_fd(w, &t->res, cpu, s->spooled);
+
+		if (fd < 0)
+			return fd;
+		ret = ivr_write_synced(w, fd, t->zbuf, TD_ZHDR + n);
+		if (ret)
+			return ivr_err(w, ret, "%s.cpu%u: %s", w->path,
+				       cpu, strerror(-ret));
+		s->spooled += TD_ZHDR + n;
+	}
+	s->size = next_block(s) + 8 + n;
+	s->blocks++;
+	return 0;
+}
+
+/*
+ * In place, compressed: trace-cmd reads as many blocks of a CPU as the
+ * count at the start of its region says, whatever the options say.  So
+ * the counts take in the flush's blocks last, after the options: what
+ * the file shows changes in these few writes, just before the caller
+ * commits the pages, as the pointer to the options does uncompressed.
+ */
+static int count_blocks(struct ivring_rec *w)
+{
+	struct tracedat *t = w->priv;
+	u32 cpu;
+	int ret;
+
+	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
+		struct spool *s = &t->cpus[cpu];
+
+		if (s->counted == s->blocks)
+			continue;
+		ret = ivr_pwrite_all(t->ip->fd, &s->blocks, 4, t->ip->offs[cpu]);
+		if (ret)
+			return ivr_err(w, ret, "%s.tmp: %s", w->path,
+				       strerror(-ret));
+		s->counted = s->blocks;
+	}
+	if (w->sync && fdatasync(t->ip->fd))
+		return ivr_err(w, -errno, "%s.tmp: %s", w->path,
+			       strerror(errno));
+	return 0;
+}
 
 static int spool_flush(struct ivring_rec *w, u32 cpu)
 {
@@ -57,7 +144,11 @@ static int spool_flush(struct ivring_rec *w, u32 cpu)
 
 	if (!s->used)
 		return 0;
-	if (t->ip) {
+	if (w->compression) {
+		ret = spool_flush_z(w, cpu);
+		if (ret)
+			return ret;
+	} else if (t->ip) {
 		ret = ivr_pwrite_all(t->ip->fd, s->buf, len,
 				     t->ip->offs[cpu] + s->size);
 		if (!ret && w->sync && fdatasync(t->ip->fd))
@@ -65,6 +156,7 @@ static int spool_flush(struct ivring_rec *w, u32 cpu)
 		if (ret)
 			return ivr_err(w, ret, "%s.tmp: %s", w->path,
 				       strerror(-ret));
+		s->size += len;
 	} else {
 		int fd = ivr_cpus_fd(w, &t->res, cpu, s->size);
 
@@ -74,8 +166,9 @@ static int spool_flush(struct ivring_rec *w, u32 cpu)
 		if (ret)
 			return ivr_err(w, ret, "%s.cpu%u: %s", w->path,
 				       cpu, strerror(-ret));
+		s->size += len;
 	}
-	s->size += len;
+	s->pages += s->used;
 	s->used = 0;
 	w->cpus[cpu].bytes = s->size;
 	return 0;
@@ -92,8 +185,10 @@ static int td_flush(struct ivring_rec *w)
 		if (ret)
 			return ret;
 	}
-	if (t->ip)
-		return write_tail(w, t->ip->slot[t->ip->cur != 0 ? 0 : 1]);
+	if (t->ip) {
+		ret = write_tail(w, other_slot(t->ip));
+		return !ret && w->compression ? count_blocks(w) : ret;
+	}
 	return t->comms_gen != t->head_gen || w->fmts_gen != t->head_fmts_gen ?
 	       write_head(w) : 0;
 }
@@ -106,8 +201,7 @@ static bool region_full(const struct tracedat *t, u32 cpu)
 {
 	const struct spool *s = &t->cpus[cpu];
 
-	return t->ip && s->size + (u64)(s->used + 1) * t->page_size >
-			t->ip->region;
+	return t->ip && s->pages + s->used + 1 > t->ip->region_pages;
 }
 
 /*
@@ -313,6 +407,11 @@ static int td_begin(struct ivring_rec *w, struct ivring *r)
 	t->comm_used = malloc(IVR_COMMS_MAX * sizeof(*t->comm_used));
 	if (!t->cpus || !t->scratch || !t->comms || !t->comm_used)
 		return ivr_err(w, -ENOMEM, "out of memory for a trace.dat");
+	if (w->compression) {
+		ret = ivr_td_z_init(w, t);
+		if (ret)
+			return ret;
+	}
 	ivr_td_find_comm_srcs(t, w, r, 0);
 	if (w->snapshot && w->version == 7)
 		return begin_in_place(w, ivr_reader_format_area_size(r));
@@ -418,12 +517,6 @@ out:
 	return ret;
 }
 
-/*
- * The metadata up to the flyrecord section, then each CPU's region (as
- * many pages as the segment has sub-buffers), then the two slots for the
- * cmdlines and the options: at most IVR_COMMS_MAX lines of a pid and a comm,
- * and options whose size the CPUs and the names bound.
- */
 /* An unnamed file in the recording's directory, or -1 (errno set). */
 static int open_unnamed(struct ivring_rec *w)
 {
@@ -508,13 +601,23 @@ static int begin_in_place(struct ivring_rec *w, u64 format_size)
 	ivr_td_v7_front(&b, w, &ip->sec, &ip->at_opts_ptr);
 	ip->front_fmts = w->nr_fmts;
 	ip->flyrecord = b.len;
-	ivr_td_flyrecord(&b);
+	ivr_td_flyrecord(&b, w);
 	ip->front = b.len;
 	if (b.nomem) {
 		ret = ivr_err(w, -ENOMEM, "out of memory for a trace.dat");
 		goto out;
 	}
-	ip->region = (u64)w->info.nr_subbufs * t->page_size;
+	ip->region_pages = w->info.nr_subbufs;
+	/*
+	 * Compressed, the count, then at worst a block per page, each no
+	 * larger than the bound: a block of several pages is bounded by
+	 * less than their bounds' sum.
+	 */
+	ip->region = w->compression ?
+		     ivr_td_page_align(4 + ip->region_pages *
+				       (8 + ivr_td_z_bound(t->page_size)),
+				       t->page_size) :
+		     ip->region_pages * t->page_size;
 	off = ivr_td_page_align(b.len, t->page_size);
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++, off += ip->region)
 		ip->offs[cpu] = off;
@@ -529,6 +632,12 @@ static int begin_in_place(struct ivring_rec *w, u64 format_size)
 			 * and its system's name and count.
 			 */
 			20 + format_size + (format_size / 24) * (8 + 12 + 65 + 4);
+	/*
+	 * Compressed sections: at worst the bound of each, 8 bytes more,
+	 * and what bounding each rather than their sum adds.
+	 */
+	if (w->compression)
+		ip->slot_size = ivr_td_z_bound(ip->slot_size) + 1024;
 	ip->slot_size = ivr_td_page_align(ip->slot_size, t->page_size);
 	ip->slot[0] = off;
 	ip->slot[1] = off + ip->slot_size;
@@ -555,6 +664,47 @@ out:
 }
 
 /*
+ * Compressed, a CPU's data fills a fraction of its region: each CPU's
+ * moves down to just after the one before it, where that leaves it room
+ * clear of its own, and the header is pointed at options that say so
+ * before the next one moves.  So the file is whole at every step, and
+ * nothing that it points at is written over.
+ */
+static int compact(struct ivring_rec *w)
+{
+	struct tracedat *t = w->priv;
+	struct in_place *ip = t->ip;
+	u64 to = ivr_td_page_align(ip->front, t->page_size);
+	u32 cpu;
+	int ret;
+
+	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
+		u64 size = t->cpus[cpu].size;
+
+		/* Where the metadata goes if no later CPU has data. */
+		if (!size) {
+			ip->offs[cpu] = to;
+			continue;
+		}
+		if (to < ip->offs[cpu] && to + size <= ip->offs[cpu]) {
+			ret = copy_range(w, cpu, ip->fd, ip->offs[cpu], ip->fd,
+					 to, size);
+			if (!ret && w->sync && fdatasync(ip->fd))
+				ret = ivr_err(w, -errno, "%s.tmp: %s",
+					      w->path, strerror(errno));
+			if (ret)
+				return ret;
+			ip->offs[cpu] = to;
+			ret = write_tail(w, other_slot(ip));
+			if (ret)
+				return ret;
+		}
+		to = ivr_td_page_align(ip->offs[cpu] + size, t->page_size);
+	}
+	return 0;
+}
+
+/*
  * The metadata right after the last CPU's data, once the slot that the
  * header points at is out of its way, and the file cut there.
  */
@@ -563,10 +713,15 @@ static int end_in_place(struct ivring_rec *w)
 	struct tracedat *t = w->priv;
 	struct in_place *ip = t->ip;
 	char tmp[PATH_MAX + 32];
-	u64 end = ivr_td_data_end(w, ip->offs);
+	u64 end;
 	int ret = 0;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", w->path);
+	if (w->compression)
+		ret = compact(w);
+	if (ret)
+		return ret;
+	end = ivr_td_data_end(w, ip->offs);
 	if (ip->cur == 0)
 		ret = write_tail(w, ip->slot[1]);
 	if (!ret)
@@ -586,22 +741,21 @@ static int end_in_place(struct ivring_rec *w)
 	return ret;
 }
 
-static int copy_spool(struct ivring_rec *w, int out, u32 cpu, u64 off)
+/*
+ * @len bytes of @cpu's spool (@fd) from @in_off to @out at @out_off: by
+ * copy_file_range(), or through the CPU's buffer where the filesystems
+ * cannot.
+ */
+static int copy_range(struct ivring_rec *w, u32 cpu, int fd, u64 in_off,
+		      int out, u64 out_off, u64 len)
 {
 	struct tracedat *t = w->priv;
-	struct spool *s = &t->cpus[cpu];
-	loff_t in_off = 0, out_off = off;
-	u64 left = s->size;
-	int fd, ret;
+	loff_t in = in_off, to = out_off;
+	u64 left = len, chunk = (u64)SPOOL_PAGES * t->page_size;
+	int ret;
 
-	if (!left)
-		return 0;
-	fd = ivr_cpus_fd(w, &t->res, cpu, s->size);
-	if (fd < 0)
-		return fd;
 	while (left) {
-		ssize_t n = copy_file_range(fd, &in_off, out, &out_off,
-					    left, 0);
+		ssize_t n = copy_file_range(fd, &in, out, &to, left, 0);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -620,26 +774,84 @@ static int copy_spool(struct ivring_rec *w, int out, u32 cpu, u64 off)
 	if (ret)
 		return ret;
 	while (left) {
-		ssize_t n = pread(fd, s->buf,
-				  left < (u64)SPOOL_PAGES * t->page_size ?
-				  left : (u64)SPOOL_PAGES * t->page_size,
-				  in_off);
+		ssize_t n = pread(fd, t->cpus[cpu].buf,
+				  left < chunk ? left : chunk, in);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return ivr_err(w, n ? -errno : -EIO,
-				       "%s.cpu%u: %s", w->path, cpu,
+				       "%s: CPU %u's data: %s", w->path, cpu,
 				       strerror(n ? errno : EIO));
-		ret = ivr_pwrite_all(out, s->buf, n, out_off);
+		ret = ivr_pwrite_all(out, t->cpus[cpu].buf, n, to);
 		if (ret)
 			return ivr_err(w, ret, "%s: %s", w->path,
 				       strerror(-ret));
-		in_off += n;
-		out_off += n;
+		in += n;
+		to += n;
 		left -= n;
 	}
 	return 0;
+}
+
+/*
+ * A compressed spool into the file: the count, then each block without
+ * the skippable frame's 8 bytes before it.  The spool is ours, but sits
+ * in a directory that others may write to: each block is checked against
+ * what was written before it is copied.
+ */
+static int copy_spool_z(struct ivring_rec *w, int fd, int out, u32 cpu,
+			u64 off)
+{
+	struct tracedat *t = w->priv;
+	struct spool *s = &t->cpus[cpu];
+	u32 max = SPOOL_PAGES * t->page_size, i, hdr[4];
+	u64 in = 0;
+	int ret;
+
+	ret = ivr_pwrite_all(out, &s->blocks, 4, off);
+	if (ret)
+		return ivr_err(w, ret, "%s: %s", w->path, strerror(-ret));
+	off += 4;
+	for (i = 0; i < s->blocks; i++) {
+		ssize_t n = pread(fd, hdr, TD_ZHDR, in);
+
+		if (n != TD_ZHDR || hdr[0] != TD_ZSKIP_MAGIC || hdr[1] != 8 ||
+		    hdr[2] > ivr_td_z_bound(max) || !hdr[3] || hdr[3] > max ||
+		    hdr[3] % t->page_size ||
+		    in + TD_ZHDR + hdr[2] > s->spooled)
+			return ivr_err(w, -EIO,
+				       "%s.cpu%u: block %u at %llu is not the one written",
+				       w->path, cpu, i, (unsigned long long)in);
+		ret = copy_range(w, cpu, fd, in + TD_ZHDR - 8, out, off,
+				 8 + (u64)hdr[2]);
+		if (ret)
+			return ret;
+		in += TD_ZHDR + hdr[2];
+		off += 8 + (u64)hdr[2];
+	}
+	if (in != s->spooled)
+		return ivr_err(w, -EIO, "%s.cpu%u: %llu bytes, %llu expected",
+			       w->path, cpu, (unsigned long long)in,
+			       (unsigned long long)s->spooled);
+	return 0;
+}
+
+static int copy_spool(struct ivring_rec *w, int out, u32 cpu, u64 off)
+{
+	struct tracedat *t = w->priv;
+	struct spool *s = &t->cpus[cpu];
+	int fd;
+
+	if (!s->size)
+		return 0;
+	fd = ivr_cpus_fd(w, &t->res, cpu, w->compression ? s->spooled :
+							    s->size);
+	if (fd < 0)
+		return fd;
+	if (w->compression)
+		return copy_spool_z(w, fd, out, cpu, off);
+	return copy_range(w, cpu, fd, 0, out, off, s->size);
 }
 
 static int td_end(struct ivring_rec *w)
@@ -747,6 +959,7 @@ static void td_free(struct ivring_rec *w)
 	free(t->cpus);
 	free(t->comms);
 	free(t->comm_used);
+	ivr_td_z_free(t);
 	ivr_td_clock_free(t);
 	free(t);
 	w->priv = NULL;

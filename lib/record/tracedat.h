@@ -22,6 +22,13 @@
 #define COMM_SRCS_MAX	16
 /* Clock samples that a trace.dat carries at most, per CPU (TIME_SHIFT). */
 #define TD_SHIFT_MAX	512
+/*
+ * Compressed, a spool's block goes behind a zstd skippable frame (its
+ * magic, its length 8) that holds the block's two sizes: TD_ZHDR bytes
+ * before the frame, of which the trace.dat takes the last 8.
+ */
+#define TD_ZHDR		16
+#define TD_ZSKIP_MAGIC	0x184D2A5EU
 
 /* trace-cmd's option and section ids (trace-cmd.dat.v7(5)) */
 enum {
@@ -42,6 +49,9 @@ enum {
 	OPT_CMDLINES = 21,
 };
 
+/* A section's flags: its content is one compressed block. */
+#define SEC_FL_COMPRESS	1
+
 struct comm_slot {
 	int32_t pid;
 	bool used;		/* calloc()'s zeros: empty */
@@ -51,7 +61,15 @@ struct comm_slot {
 struct spool {
 	u8 *buf;		/* SPOOL_PAGES pages, while resident */
 	u32 used;		/* pages in buf */
-	u64 size;		/* bytes written to the CPU's data */
+	/*
+	 * Bytes of the CPU's data as the trace.dat holds it: compressed, the
+	 * count of blocks and the blocks (0 while there is none).
+	 */
+	u64 size;
+	u64 pages;		/* written */
+	u32 blocks;		/* compressed */
+	u32 counted;		/* in place: the blocks the file counts */
+	u64 spooled;		/* compressed: bytes in PATH.cpuN */
 };
 
 /* Section offsets, in the order trace-cmd writes them. */
@@ -73,6 +91,7 @@ struct in_place {
 	int fd;			/* PATH.tmp */
 	u64 *offs;		/* each CPU's region */
 	u64 region;		/* bytes a region holds */
+	u64 region_pages;	/* pages a region holds: the sub-buffers */
 	u64 at_opts_ptr;	/* the header's pointer to the options */
 	u64 flyrecord;		/* the flyrecord section's header */
 	u64 slot[2];		/* where the cmdlines and options go */
@@ -127,6 +146,10 @@ struct tracedat {
 	u64 *shift_time;
 	s64 *shift_off;
 	u32 nr_shift;
+	/* Compressed (tracedat_zstd.c): a context, a block's buffer. */
+	void *zctx;
+	u8 *zbuf;
+	size_t zcap;
 	/*
 	 * The spools (in place, PATH.tmp) hold consumed events from the
 	 * first page on: they are removed once the file is put together, or
@@ -161,13 +184,38 @@ void ivr_td_v7_front(struct obuf *b, struct ivring_rec *w,
 void ivr_td_v7_options(struct obuf *b, struct ivring_rec *w,
 		       const struct v7_sections *sec, u64 flyrecord,
 		       const u64 *offs);
-void ivr_td_flyrecord(struct obuf *b);
+void ivr_td_flyrecord(struct obuf *b, struct ivring_rec *w);
 /* An event formats section of w->fmts; returns its offset in @b. */
 u64 ivr_td_event_formats(struct obuf *b, struct ivring_rec *w);
 /* The cmdlines section; returns its offset in @b. */
 u64 ivr_td_cmdlines(struct obuf *b, struct ivring_rec *w);
 /* Append what @src holds. */
 void ivr_td_put_obuf(struct obuf *b, const struct obuf *src);
+
+/*
+ * The size of @cpu's data that the BUFFER option gives: compressed,
+ * trace-cmd 3.1.6 leaves out the count of blocks.
+ */
+static inline u64 ivr_td_opt_size(const struct ivring_rec *w, u32 cpu)
+{
+	const struct tracedat *t = w->priv;
+	u64 size = t->cpus[cpu].size;
+
+	return w->compression && size ? size - 4 : size;
+}
+
+/*
+ * tracedat_zstd.c: libzstd's version; the most a block of @len bytes
+ * takes compressed; the context and buffer of a compressed recording
+ * (0, or -ENOMEM with w->err); one frame of @src in @dst: its size, or
+ * -EIO with w->err.
+ */
+const char *ivr_td_z_version(void);
+size_t ivr_td_z_bound(size_t len);
+int ivr_td_z_init(struct ivring_rec *w, struct tracedat *t);
+void ivr_td_z_free(struct tracedat *t);
+ssize_t ivr_td_z_frame(struct ivring_rec *w, void *dst, size_t cap,
+		       const void *src, size_t len);
 
 /* tracedat_clock.c: ivring__rec_clock() of a trace.dat. */
 int ivr_td_clock(struct ivring_rec *w, struct ivring *r);

@@ -6,32 +6,50 @@
  * guest's ring buffer has them, the event formats, the cmdlines and the
  * options.  The CPU data is tracedat.c's.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "record/tracedat.h"
 
+/* Room for @len more bytes in @b: false, with b->nomem, if there is none. */
+static bool grow(struct obuf *b, size_t len)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	u8 *p;
+
+	if (b->nomem)
+		return false;
+	if (b->len + len <= b->cap)
+		return true;
+	while (cap < b->len + len)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->nomem = true;
+		return false;
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
 static void put(struct obuf *b, const void *src, size_t len)
 {
-	if (b->nomem)
+	if (!grow(b, len))
 		return;
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		u8 *p;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->nomem = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
 	memcpy(b->p + b->len, src, len);
 	b->len += len;
+}
+
+/* @len bytes at the end of @b for the caller to fill, or NULL (b->nomem). */
+static u8 *reserve(struct obuf *b, size_t len)
+{
+	if (!grow(b, len))
+		return NULL;
+	b->len += len;
+	return b->p + b->len - len;
 }
 
 /* The host is little-endian, as the guest is (x86-64 both). */
@@ -330,19 +348,42 @@ void ivr_td_v6(struct obuf *b, struct ivring_rec *w, u64 *offs)
 		set64(b, at_cpus + 16 * cpu, offs[cpu]);
 }
 
-/* A version 7 section: its header, then @fill's bytes; returns its offset. */
+/*
+ * A version 7 section: its header, then @fill's bytes, compressed into
+ * one block when the file is; returns its offset.
+ */
 static u64 put_section(struct obuf *b, u16 id,
 		       void (*fill)(struct obuf *b, struct ivring_rec *w),
 		       struct ivring_rec *w)
 {
+	struct obuf raw = { 0 };
 	u64 at = b->len;
+	size_t cap;
+	ssize_t n;
+	u8 *z;
 
 	put16(b, id);
-	put16(b, 0);			/* not compressed */
+	put16(b, w->compression ? SEC_FL_COMPRESS : 0);
 	put32(b, (u32)-1);		/* no description string */
 	put64(b, 0);
-	fill(b, w);
-	set64(b, at + 8, b->len - at - 16);
+	if (!w->compression) {
+		fill(b, w);
+		set64(b, at + 8, b->len - at - 16);
+		return at;
+	}
+	fill(&raw, w);
+	cap = ivr_td_z_bound(raw.len);
+	z = raw.nomem ? NULL : reserve(b, 8 + cap);
+	n = z ? ivr_td_z_frame(w, z + 8, cap, raw.p, raw.len) : -ENOMEM;
+	if (n < 0) {
+		b->nomem = true;
+	} else {
+		memcpy(z, &(u32){ (u32)n }, 4);
+		memcpy(z + 4, &(u32){ (u32)raw.len }, 4);
+		b->len = z + 8 + n - b->p;
+		set64(b, at + 8, b->len - at - 16);
+	}
+	free(raw.p);
 	return at;
 }
 
@@ -381,7 +422,7 @@ static void put_buffer_option(struct obuf *b, struct ivring_rec *w,
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
 		put32(&o, cpu);
 		put64(&o, offs[cpu]);
-		put64(&o, t->cpus[cpu].size);
+		put64(&o, ivr_td_opt_size(w, cpu));
 	}
 	if (o.nomem)
 		b->nomem = true;
@@ -395,8 +436,13 @@ void ivr_td_v7_front(struct obuf *b, struct ivring_rec *w,
 		     struct v7_sections *sec, size_t *at_opts_ptr)
 {
 	put_magic(b, w, 7);
-	put_str(b, "none");			/* compression */
-	put_str(b, "");
+	if (w->compression) {
+		put_str(b, "zstd");
+		put_str(b, ivr_td_z_version());
+	} else {
+		put_str(b, "none");
+		put_str(b, "");
+	}
 	*at_opts_ptr = b->len;
 	put64(b, 0);
 	sec->header_info = put_section(b, OPT_HEADER_INFO, fill_header_info, w);
@@ -433,10 +479,10 @@ void ivr_td_v7_options(struct obuf *b, struct ivring_rec *w,
 }
 
 /* The flyrecord section's header; its size is set once the data is known. */
-void ivr_td_flyrecord(struct obuf *b)
+void ivr_td_flyrecord(struct obuf *b, struct ivring_rec *w)
 {
 	put16(b, OPT_BUFFER);
-	put16(b, 0);
+	put16(b, w->compression ? SEC_FL_COMPRESS : 0);
 	put32(b, (u32)-1);
 	put64(b, 0);
 }
@@ -467,7 +513,7 @@ void ivr_td_v7(struct obuf *b, struct ivring_rec *w, u64 *offs)
 		ivr_td_v7_options(b, w, &sec, flyrecord, offs);
 		opts_len = b->len - at_opts;
 	}
-	ivr_td_flyrecord(b);
+	ivr_td_flyrecord(b, w);
 	set64(b, b->len - 8, ivr_td_data_end(w, offs) - b->len);
 }
 
