@@ -291,9 +291,24 @@ fi
 # --- a bare segment name, as the README's command gives it --------------
 
 # /dev/shm/NAME for NAME, as the library opens it: the vCPU threads must
-# be found all the same, from the file the reader opened.
+# be found all the same, from the file the reader opened.  Compressed:
+# the host's file is, as the guest's is.
 record_until "$tmp/bare.err" "the bare name's recordings" \
-	spooled "bare.dat.cpu*" "hb.dat.cpu*" -- -o bare.dat --host hb.dat "$shm"
+	spooled "bare.dat.cpu*" "hb.dat.cpu*" -- -o bare.dat --host hb.dat \
+	--compression zstd "$shm"
+zstd_files=0
+for f in bare.dat hb.dat; do
+	trace-cmd dump --summary "$f" 2>&1 | grep -q 'zstd.*\[Compression algorithm\]' &&
+		zstd_files=$((zstd_files + 1))
+done
+trace-cmd report -i hb.dat -i bare.dat >"$tmp/bare.both" 2>/dev/null
+if [ $zstd_files -eq 2 ] && grep -q "^ *hb.dat: .*sched_switch: " "$tmp/bare.both" &&
+   grep -q "^ *bare.dat: .* seq=" "$tmp/bare.both"; then
+	ok "--compression zstd: the host's file and the guest's, read together"
+else
+	not_ok "--compression zstd: the host's file and the guest's, read together ($zstd_files compressed)"
+	sed 's/^/# /' "$tmp/bare.err"
+fi
 trace-cmd dump --options -i hb.dat 2>/dev/null |
 	awk '/\[Option GUEST,/ { f = 1; next } f && /\[Option / { exit } f' \
 	>"$tmp/bare.guest"

@@ -5,7 +5,8 @@
 # KernelShark opens what "ivring-read record" writes, looked at as a person
 # would look at it: ivring-gen writes a segment with four CPUs, ivring-read
 # record turns it into a trace.dat, and KernelShark (Debian's 2.2.1) opens
-# that file on a virtual screen (xvfb-run).  A screenshot must then show
+# that file on a virtual screen (xvfb-run), and the same segment recorded
+# compressed with zstd (ivring-zstd.dat).  A screenshot must then show
 #   - the main window titled with the file's name, as KernelShark titles it
 #     once the file is loaded;
 #   - one coloured task bar per CPU in the plot area, in at least two
@@ -89,13 +90,15 @@ ks_main() {
 	# KernelShark's settings and cache: its own, fresh, every run.
 	export HOME=$dir/home XDG_RUNTIME_DIR=$dir/home/run
 	mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-	echo "# --- ivring.dat"
-	if view "$dir/ivring.dat"; then
-		echo "ok: KernelShark shows ivring.dat: $dir/ivring.png"
-	else
-		echo "not ok: KernelShark does not show ivring.dat: $dir/ivring.png"
-		fail=1
-	fi
+	for f in ivring ivring-zstd; do
+		echo "# --- $f.dat"
+		if view "$dir/$f.dat"; then
+			echo "ok: KernelShark shows $f.dat: $dir/$f.png"
+		else
+			echo "not ok: KernelShark does not show $f.dat: $dir/$f.png"
+			fail=1
+		fi
+	done
 	for f in empty truncated; do
 		echo "# --- $f.dat"
 		if view "$dir/$f.dat"; then
@@ -133,7 +136,9 @@ trap 'rm -f /dev/shm/$shm /dev/shm/$shm-empty' EXIT
 # a limited rate for 2 s, so that their bars overlap in time even when
 # the threads start a second apart on a loaded machine.
 "$tools/ivring-gen" -q -c $cpus -d 2 -r 1500 -S $shm || exit 1
-"$tools/ivring-read" record -q -o "$out/ivring.dat" $shm || exit 1
+"$tools/ivring-read" record -q --peek -o "$out/ivring.dat" $shm || exit 1
+"$tools/ivring-read" record -q --compression zstd -o "$out/ivring-zstd.dat" \
+	$shm || exit 1
 # A file with no event: what a segment holds once a reader consumed it all.
 "$tools/ivring-gen" -q -c $cpus -n 10 -S $shm-empty || exit 1
 "$tools/ivring-read" $shm-empty >/dev/null 2>&1 || exit 1
@@ -142,10 +147,12 @@ trap 'rm -f /dev/shm/$shm /dev/shm/$shm-empty' EXIT
 size=$(stat -c %s "$out/ivring.dat")
 head -c $((size / 2)) "$out/ivring.dat" >"$out/truncated.dat"
 
-if ! trace-cmd report "$out/ivring.dat" 2>&1 | grep -q 'seq='; then
-	echo "not ok: trace-cmd report does not read $out/ivring.dat"
-	exit 1
-fi
+for f in ivring ivring-zstd; do
+	if ! trace-cmd report "$out/$f.dat" 2>&1 | grep -q 'seq='; then
+		echo "not ok: trace-cmd report does not read $out/$f.dat"
+		exit 1
+	fi
+done
 
 export IVRING_KS_CPUS=$cpus IVRING_KS_WIDTH=$width IVRING_KS_HEIGHT=$height
 in_x "$out"

@@ -73,17 +73,20 @@ report() {
 	trace-cmd report "$1" 2>"$2.err" | grep -v '^cpus=' >"$2"
 }
 
-# agree NAME SEGMENT [RECORD OPTIONS]: record a snapshot, and trace-cmd
-# report prints what ivring-read --peek prints, loss lines aside.
+# agree NAME SEGMENT [RECORD OPTIONS]: record a snapshot, in version 7,
+# 6, and 7 compressed with zstd ("7z"), and trace-cmd report prints what
+# ivring-read --peek prints, loss lines aside.
 agree() {
-	local name=$1 seg=$2 v
+	local name=$1 seg=$2 v z
 	shift 2
 	"$read_bin" --peek "$seg" >"$tmp/text" 2>/dev/null
 	norm "$tmp/text" | grep -v '^CPU:[0-9]* \[LOST' >"$tmp/text.n"
-	for v in 7 6; do
+	for v in 7 6 7z; do
+		z=none
+		[ "$v" = 7z ] && z=zstd
 		rm -f "$tmp/a.dat"
-		if ! "$read_bin" record --peek -q -V $v -o "$tmp/a.dat" "$@" \
-				"$seg" 2>"$tmp/err"; then
+		if ! "$read_bin" record --peek -q -V ${v%z} --compression $z \
+				-o "$tmp/a.dat" "$@" "$seg" 2>"$tmp/err"; then
 			not_ok "$name: v$v recorded"
 			sed 's/^/# /' "$tmp/err"
 			continue
@@ -232,28 +235,62 @@ expect_fail "a new recorder refuses to overwrite them" 2 \
 once "SIGKILL, trace-cmd restore, then a second recorder" 15000 \
 	"$tmp/k.dat" "$tmp/k2.dat"
 
-# A snapshot (no --follow) is written in place, into FILE.tmp, which is a
-# whole trace.dat after every flush: killed in the middle, it leaves that,
-# and no spools.  Killed once it has written 4 MB of the 19 MB of pages:
-# it shares CPU 0 at nice 19 with a busy loop, so that it is slow enough
-# to be caught in the middle.
+# Compressed, each spool is a .zst file of its CPU's pages: zstd -d gives
+# back what trace-cmd restore takes.
 rm -f "/dev/shm/$shm"
-"$gen" -q -c 2 -s 32M -n 300000 "$shm" || exit 1
-taskset -c 0 sh -c 'while :; do :; done' &
+"$gen" -q -c 2 -s 8M -d 3 -r 5000 "$shm" &
 bg=($!)
-taskset -c 0 nice -n 19 "$read_bin" record -q -o "$tmp/snap.dat" "$shm" 2>/dev/null &
+for _ in $(seq 50); do [ -e "/dev/shm/$shm" ] && break; sleep 0.1; done
+"$read_bin" record -f -q --compression zstd -o "$tmp/kz.dat" "$shm" 2>/dev/null &
 rec=$!
-for _ in $(seq 3000); do
-	blocks=$(stat -c %b "$tmp/snap.dat.tmp" 2>/dev/null) || blocks=0
-	[ "$blocks" -gt 8192 ] && break
-	[ -e "$tmp/snap.dat" ] && break
+# Killed once both spools hold a block.
+for _ in $(seq 500); do
+	[ -s "$tmp/kz.dat.cpu0" ] && [ -s "$tmp/kz.dat.cpu1" ] && break
 	sleep 0.01
 done
 kill -KILL "$rec"
 wait "$rec" 2>/dev/null
-kill "${bg[0]}"
-wait "${bg[0]}" 2>/dev/null
+wait "${bg[0]}"
 bg=()
+"$read_bin" record -q -o "$tmp/kz2.dat" "$shm" 2>/dev/null
+(cd "$tmp" && zstd -q -d -c kz.dat.cpu0 >kz.raw0 && zstd -q -d -c kz.dat.cpu1 >kz.raw1 &&
+	trace-cmd restore -i kz.dat.head -o kz.dat kz.raw0 kz.raw1 >/dev/null 2>&1)
+once "compressed: SIGKILL, zstd -d, trace-cmd restore, then a second recorder" \
+	15000 "$tmp/kz.dat" "$tmp/kz2.dat"
+
+# A snapshot (no --follow) is written in place, into FILE.tmp, which is a
+# whole trace.dat after every flush: killed in the middle, it leaves that,
+# and no spools.
+#
+# kill_snapshot NAME BLOCKS [RECORD OPTIONS]: record a snapshot of 300000
+# events a CPU into NAME.dat, killed once NAME.dat.tmp holds BLOCKS 512-byte
+# blocks: it shares CPU 0 at nice 19 with a busy loop, so that it is slow
+# enough to be caught in the middle.
+kill_snapshot() {
+	local name=$1 want=$2 blocks
+	shift 2
+	rm -f "/dev/shm/$shm"
+	"$gen" -q -c 2 -s 32M -n 300000 "$shm" || exit 1
+	taskset -c 0 sh -c 'while :; do :; done' &
+	bg=($!)
+	taskset -c 0 nice -n 19 "$read_bin" record -q -o "$tmp/$name.dat" "$@" \
+		"$shm" 2>/dev/null &
+	rec=$!
+	for _ in $(seq 3000); do
+		blocks=$(stat -c %b "$tmp/$name.dat.tmp" 2>/dev/null) || blocks=0
+		[ "$blocks" -gt "$want" ] && break
+		[ -e "$tmp/$name.dat" ] && break
+		sleep 0.01
+	done
+	kill -KILL "$rec"
+	wait "$rec" 2>/dev/null
+	kill "${bg[0]}"
+	wait "${bg[0]}" 2>/dev/null
+	bg=()
+}
+
+# Killed once it has written 4 MB of the 19 MB of pages.
+kill_snapshot snap 8192
 check "a snapshot killed in the middle leaves FILE.tmp, and no spools" \
 	test -s "$tmp/snap.dat.tmp" -a ! -e "$tmp/snap.dat" -a ! -e "$tmp/snap.dat.cpu0" \
 	-a ! -e "$tmp/snap.dat.head"
@@ -263,6 +300,15 @@ expect_fail "a new recorder refuses to overwrite it" 2 \
 "$read_bin" record -q -o "$tmp/snap2.dat" "$shm" 2>/dev/null
 once "a killed snapshot read by trace-cmd report as it is, then a second recorder" \
 	300000 "$tmp/snap.dat.tmp" "$tmp/snap2.dat"
+
+# The same, compressed: killed once it has written 400 KB, about a fifth
+# of the data compressed.
+kill_snapshot snapz 800 --compression zstd
+check "a compressed snapshot killed in the middle leaves FILE.tmp" \
+	test -s "$tmp/snapz.dat.tmp" -a ! -e "$tmp/snapz.dat"
+"$read_bin" record -q --compression zstd -o "$tmp/snapz2.dat" "$shm" 2>/dev/null
+once "a killed compressed snapshot read by trace-cmd report as it is, then a second recorder" \
+	300000 "$tmp/snapz.dat.tmp" "$tmp/snapz2.dat"
 
 # --- a guest that re-formats the segment, while recording ------------------
 
@@ -425,6 +471,12 @@ fails_with "no segment" 2 "no segment given"
 fails_with "bad --file-version" 2 "--file-version '5': 6 or 7" -V 5 "$shm"
 fails_with "--ctf with -o" 2 "-o and --file-version are for trace.dat" \
 	--ctf "$tmp/c" -o "$tmp/x.dat" "$shm"
+fails_with "bad --compression" 2 "--compression 'gzip': zstd or none" \
+	--compression gzip "$shm"
+fails_with "--compression with --ctf" 2 "CTF 1.8 has no compression" \
+	--compression zstd --ctf "$tmp/c" "$shm"
+fails_with "--compression with -V 6" 2 "version 6 has no compression" \
+	-V 6 --compression zstd -o "$tmp/x.dat" "$shm"
 fails_with "missing segment" 1 "$tmp/nothere: No such file or directory" \
 	-o "$tmp/x.dat" "$tmp/nothere"
 truncate -s 8192 "$tmp/zero"

@@ -191,6 +191,7 @@ static int open_file(struct host_trace *h, const struct host_trace_conf *c)
 		.sz = sizeof(opts),
 		.format = c->ctf ? IVRING_REC_CTF : IVRING_REC_TRACE_DAT,
 		.version = c->version,
+		.compression = c->compression,
 		.trace_id = h->trace_id,
 		.errbuf = errbuf,
 		.errbuf_len = sizeof(errbuf),

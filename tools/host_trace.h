@@ -21,6 +21,7 @@ struct host_trace;
 struct host_trace_conf {
 	const char *output;	/* the host's trace.dat, or CTF directory */
 	unsigned int version;	/* trace.dat version; 0: the default */
+	unsigned int compression;	/* IVRING_REC_ZSTD, or 0 */
 	bool ctf;		/* a CTF trace, beside the guests' CTF traces */
 };
 

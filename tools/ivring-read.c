@@ -139,6 +139,7 @@ static int record(struct read_opts *o)
 		.ctf = o->ctf,
 		.name = o->name,
 		.version = o->version,
+		.compression = o->compression,
 		.follow = o->follow,
 		.dir = !o->path,
 		.any_dir = o->any_dir,
@@ -147,6 +148,7 @@ static int record(struct read_opts *o)
 	struct host_trace_conf hc = {
 		.output = o->host,
 		.version = o->version,
+		.compression = o->compression,
 		.ctf = o->ctf != NULL,
 	};
 	const char *dir = o->ctf ? o->ctf : o->output;

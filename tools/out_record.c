@@ -136,6 +136,7 @@ static int start_file(struct seg *s, struct rec_out *ro)
 		.sz = sizeof(opts),
 		.format = rc->ctf ? IVRING_REC_CTF : IVRING_REC_TRACE_DAT,
 		.version = rc->version,
+		.compression = rc->compression,
 		.name = rc->name,
 		/* Without --follow, what the segment holds now, and no spools. */
 		.flags = (rc->follow ? 0 : IVRING_REC_SNAPSHOT) |

@@ -18,6 +18,7 @@ struct rec_conf {
 	const char *ctf;	/* --ctf DIR */
 	const char *name;	/* -N: the guest's name in the file */
 	unsigned int version;	/* -V; 0: the default */
+	unsigned int compression;	/* IVRING_REC_ZSTD, or 0 */
 	bool follow;		/* spool per CPU; else a snapshot */
 	/*
 	 * Many segments: each into DIR/NAME.dat (a CTF trace: DIR/NAME), NAME

@@ -30,6 +30,7 @@
 enum {
 	OPT_CHECKPOINT = 256, OPT_RESUME, OPT_CLOCK, OPT_CTF, OPT_WATCH,
 	OPT_MATCH, OPT_THREADS, OPT_STATS_INTERVAL, OPT_ANY_DIR, OPT_OWNER,
+	OPT_COMPRESSION,
 	OPT_MAX_GUESTS, OPT_CLOCK_BOUND, OPT_HOST,
 };
 
@@ -63,6 +64,8 @@ static const struct read_option {
 } options[] = {
 	{ { "output", required_argument, NULL, 'o' }, M_BOTH, ARG(output) },
 	{ { "file-version", required_argument, NULL, 'V' }, M_RECORD, 0 },
+	{ { "compression", required_argument, NULL, OPT_COMPRESSION },
+	  M_RECORD, 0 },
 	{ { "ctf", required_argument, NULL, OPT_CTF }, M_RECORD, ARG(ctf) },
 	{ { "name", required_argument, NULL, 'N' }, M_RECORD, ARG(name) },
 	{ { "host", required_argument, NULL, OPT_HOST }, M_RECORD, ARG(host) },
@@ -335,6 +338,14 @@ static void take(struct read_opts *o, int c, const char *arg)
 			usage_error("--file-version '%s': 6 or 7", arg);
 		o->version = arg[0] - '0';
 		break;
+	case OPT_COMPRESSION:
+		if (!strcmp(arg, "zstd"))
+			o->compression = IVRING_REC_ZSTD;
+		else if (!strcmp(arg, "none"))
+			o->compression = IVRING_REC_NO_COMPRESSION;
+		else
+			usage_error("--compression '%s': zstd or none", arg);
+		break;
 	case 'h':
 		read_usage(o->record, stdout);
 		exit(0);
@@ -515,6 +526,10 @@ void read_parse(int argc, char **argv, struct read_opts *o)
 		take(o, c, optarg);
 	if (o->ctf && (o->output || o->version))
 		usage_error("--ctf writes a CTF directory: -o and --file-version are for trace.dat");
+	if (o->ctf && o->compression)
+		usage_error("--compression: CTF 1.8 has no compression; it is for trace.dat");
+	if (o->compression && o->version == 6)
+		usage_error("--compression: trace.dat version 6 has no compression; use -V 7");
 	if (o->clock_bound && !o->clock)
 		usage_error("--clock-bound: the bound is of host times; add --clock host or --clock realtime");
 	check_host(o);

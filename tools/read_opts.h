@@ -36,6 +36,7 @@ struct read_opts {
 	const char *ctf;
 	const char *name;	/* -N */
 	unsigned int version;	/* -V; 0: the default */
+	unsigned int compression;	/* --compression: IVRING_REC_ZSTD, or 0 */
 	bool quiet;
 	bool any_dir;		/* --any-dir */
 	const char *host;	/* --host FILE: the host's own trace too */
