@@ -112,9 +112,11 @@ TOOL_LIBS	:= $(URCU_LIBS) $(TRACECMD_LIBS) $(TRACEFS_LIBS) $(LIBS)
 # folder.
 lib_INC		:= -Iinclude/uapi -Ilib $(TEP_CFLAGS) -fvisibility=hidden
 writer_INC	:= -Iinclude/uapi -Iinclude/writer
+filter_INC	:= -Iinclude/uapi -Iinclude/filter
 tools_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools $(TEP_CFLAGS) \
 		   $(TRACEFS_CFLAGS) $(TRACECMD_CFLAGS)
-selftests_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools -Iselftests \
+selftests_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Iinclude/filter -Itools \
+		   -Iselftests \
 		   -isystem $(KSFT_DIR) $(TEP_CFLAGS) $(TRACEFS_CFLAGS) \
 		   $(TRACECMD_CFLAGS) \
 		   -DIVRING_SELFTESTS_DATA=\"$(CURDIR)/selftests/data\"
@@ -132,6 +134,7 @@ tsan_LDFLAGS	:= -fsanitize=thread
 
 LIB_SRCS	:= $(sort $(wildcard lib/*/*.c))
 WRITER_SRCS	:= $(sort $(wildcard include/writer/*.c))
+FILTER_SRCS	:= $(sort $(wildcard include/filter/*.c))
 TOOL_PROGS	:= $(patsubst tools/%.c,%,$(sort $(wildcard tools/ivring-*.c)))
 TOOL_HELPERS	:= $(filter-out tools/ivring-%.c,$(sort $(wildcard tools/*.c)))
 TESTS_C		:= $(patsubst selftests/%.c,%,$(sort $(wildcard selftests/test_*.c)))
@@ -148,17 +151,20 @@ ST_HELPERS	:= $(filter-out $(ST_PROGS_C),$(ST_OTHER))
 define variant_rules
 $(1)_LIB_A	:= $(B)/$(1)/libivring.a
 $(1)_WRITER_A	:= $(B)/$(1)/libivring-writer.a
+$(1)_FILTER_A	:= $(B)/$(1)/libivring-filter.a
 $(1)_TOOLS_A	:= $(B)/$(1)/libivring-tools.a
 $(1)_ST_A	:= $(B)/$(1)/libivring-selftests.a
 $(1)_LIB_OBJS	:= $(LIB_SRCS:%.c=$(B)/$(1)/%.o)
 $(1)_WRITER_OBJS := $(WRITER_SRCS:%.c=$(B)/$(1)/%.o)
+$(1)_FILTER_OBJS := $(FILTER_SRCS:%.c=$(B)/$(1)/%.o)
 $(1)_TOOLS_OBJS	:= $(TOOL_HELPERS:%.c=$(B)/$(1)/%.o)
 $(1)_ST_OBJS	:= $(ST_HELPERS:%.c=$(B)/$(1)/%.o)
 $(1)_TOOLS	:= $(TOOL_PROGS:%=$(B)/$(1)/tools/%)
 $(1)_TESTS	:= $(TESTS_C:%=$(B)/$(1)/selftests/%)
 $(1)_HELPERS	:= $(ST_PROGS:%=$(B)/$(1)/helpers/%)
 $(1)_BENCHES	:= $(BENCHES:%=$(B)/$(1)/selftests/%)
-$(1)_ARCHIVES	:= $$($(1)_TOOLS_A) $$($(1)_WRITER_A) $$($(1)_LIB_A)
+$(1)_ARCHIVES	:= $$($(1)_TOOLS_A) $$($(1)_WRITER_A) $$($(1)_FILTER_A) \
+		   $$($(1)_LIB_A)
 
 $(B)/$(1)/lib/%.o: lib/%.c
 	$$(call msg,CC,$$@)
@@ -169,6 +175,11 @@ $(B)/$(1)/include/writer/%.o: include/writer/%.c
 	$$(call msg,CC,$$@)
 	$(Q)mkdir -p $$(@D)
 	$(Q)$$(CC) $$($(1)_CFLAGS) $$(BASE_CFLAGS) $$(writer_INC) -c -o $$@ $$<
+
+$(B)/$(1)/include/filter/%.o: include/filter/%.c
+	$$(call msg,CC,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$$(CC) $$($(1)_CFLAGS) $$(BASE_CFLAGS) $$(filter_INC) -c -o $$@ $$<
 
 $(B)/$(1)/tools/%.o: tools/%.c
 	$$(call msg,CC,$$@)
@@ -183,6 +194,7 @@ $(B)/$(1)/selftests/%.o: selftests/%.c $(KSFT_DIR)/kselftest_harness.h \
 
 $$($(1)_LIB_A): $$($(1)_LIB_OBJS)
 $$($(1)_WRITER_A): $$($(1)_WRITER_OBJS)
+$$($(1)_FILTER_A): $$($(1)_FILTER_OBJS)
 $$($(1)_TOOLS_A): $$($(1)_TOOLS_OBJS)
 $$($(1)_ST_A): $$($(1)_ST_OBJS)
 
@@ -205,6 +217,7 @@ $$($(1)_HELPERS): $(B)/$(1)/helpers/%: $(B)/$(1)/selftests/%.o \
 variant-$(1): $$($(1)_TOOLS) $$($(1)_TESTS) $$($(1)_HELPERS)
 
 DEPS += $$(patsubst %.o,%.d,$$($(1)_LIB_OBJS) $$($(1)_WRITER_OBJS) \
+	$$($(1)_FILTER_OBJS) \
 	$$($(1)_TOOLS_OBJS) $$($(1)_ST_OBJS)) \
 	$$(patsubst %,%.d,$$($(1)_TOOLS) $$($(1)_TESTS) $$($(1)_BENCHES)) \
 	$$(ST_PROGS:%=$(B)/$(1)/selftests/%.d)
@@ -227,6 +240,7 @@ FUZZ_SRCS	:= $(sort $(wildcard selftests/fuzz/fuzz_*.c))
 FUZZERS		:= $(FUZZ_SRCS:selftests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_OBJS	:= $(LIB_SRCS:%.c=$(B)/fuzz/obj/%.o) \
 		   $(WRITER_SRCS:%.c=$(B)/fuzz/obj/%.o) \
+		   $(FILTER_SRCS:%.c=$(B)/fuzz/obj/%.o) \
 		   $(B)/fuzz/obj/tools/synth_events.o
 
 $(B)/fuzz/obj/lib/%.o: lib/%.c
@@ -240,6 +254,12 @@ $(B)/fuzz/obj/include/writer/%.o: include/writer/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(BASE_CFLAGS) \
 		$(writer_INC) -c -o $@ $<
+
+$(B)/fuzz/obj/include/filter/%.o: include/filter/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(BASE_CFLAGS) \
+		$(filter_INC) -c -o $@ $<
 
 $(B)/fuzz/obj/tools/%.o: tools/%.c
 	$(call msg,CC,$@)

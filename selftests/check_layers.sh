@@ -21,7 +21,8 @@
 # another of them defines is of its own layer or a lower one, and the
 # objects form no circle but the declared pairs.  Prints "ok" or "not ok" lines and
 # "# ..." details; exits 0 when all hold, 1 otherwise, 2 on a usage error.
-# selftests/run_tests.sh runs it for lib, kmod, tools and include/writer.
+# selftests/run_tests.sh runs it for lib, kmod, tools, include/writer and
+# include/filter.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)

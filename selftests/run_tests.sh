@@ -261,6 +261,7 @@ selected layers/lib && check_layers lib "$build/plain/lib"
 selected layers/include-writer && check_layers include/writer "$build/plain/include/writer"
 selected layers/include-writer-kernel &&
 	check_layers include/writer "$build/module/include/writer" layers/include-writer-kernel
+selected layers/include-filter && check_layers include/filter "$build/plain/include/filter"
 selected layers/tools && check_layers tools "$build/plain/tools"
 selected layers/kmod && check_layers kmod "$build/module/kmod"
 # The test build's hooks (IVRING_TEST) call more: held to the same layers.

@@ -5,7 +5,8 @@
 # run.sh SECONDS CORPUS FUZZER: run one libFuzzer target of selftests/fuzz
 # for SECONDS, keeping what it finds in CORPUS (made if missing), from its
 # seeds in the tree: fuzz_format starts from the kernels' format texts in
-# selftests/data/formats; fuzz_segment and fuzz_checkpoint start from the
+# selftests/data/formats, fuzz_filter from the filters in
+# selftests/data/filters; fuzz_segment and fuzz_checkpoint start from the
 # honest segment and checkpoint that their empty input stands for.  Exits
 # as libFuzzer does: 0 when it found nothing.
 
@@ -17,6 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 seeds=()
 case $(basename "$fuzzer") in
 fuzz_format) seeds=("$here/../data/formats") ;;
+fuzz_filter) seeds=("$here/../data/filters") ;;
 esac
 mkdir -p "$corpus" || exit 1
 # -timeout: one input taking 20 s is a hang; -rss_limit_mb: a leak or a
