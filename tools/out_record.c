@@ -41,13 +41,6 @@
 #define CPU_BURST	64
 /* How long what an idle CPU has published may wait for its page to fill. */
 #define PARTIAL_NS	200000000ULL
-/*
- * Compressed and following, how long recorded pages may wait at an idle
- * moment for their block to fill (16 pages of a CPU) before they are
- * written and consumed: zstd takes a block of 4 KiB at half the speed of
- * one of 64 KiB, and compresses it a fifth worse (selftests/README).
- */
-#define HOLD_NS		1000000000ULL
 /* The progress line's refresh interval. */
 #define PROGRESS_NS	500000000ULL
 
@@ -60,7 +53,6 @@ struct rec_out {
 	unsigned int part;	/* of @out */
 	unsigned int nr_cpus, nr_subbufs;
 	unsigned int pending;	/* pages recorded since the last commit */
-	uint64_t pending_ns;	/* when the first of them was */
 	uint64_t last_partial;	/* the last pass that took part-filled pages */
 	uint64_t files_bytes;	/* of the files completed */
 	uint64_t start_ns, last_ns;	/* the progress line's */
@@ -345,9 +337,7 @@ static int record_cpu(struct seg *s, struct rec_out *ro, unsigned int cpu,
 		s->n.events += pg.events;
 		s->n.lost += pg.lost;
 		s->n.bytes += pg.len;
-		if (!ro->pending++)
-			ro->pending_ns = now_ns();
-		if (ro->pending >= COMMIT_PAGES) {
+		if (++ro->pending >= COMMIT_PAGES) {
 			*err = flush_and_commit(s, ro);
 			if (*err)
 				return -1;
@@ -436,17 +426,6 @@ static int rec_batch(struct seg *s, bool drain, int *err)
 	progress(s, ro, false);
 	if (ret > 0)
 		return ret;
-	/*
-	 * Idle and compressing: what was recorded waits a while for more,
-	 * in the segment still (not consumed), and in blocks that fill.
-	 */
-	if (!ret && !drain && rc->follow && rc->compression && ro->pending &&
-	    now - ro->pending_ns < HOLD_NS) {
-		s->wake_ns = ro->pending_ns + HOLD_NS;
-		if (ro->last_partial + PARTIAL_NS < s->wake_ns)
-			s->wake_ns = ro->last_partial + PARTIAL_NS;
-		return ret;
-	}
 	/* Idle, a new generation or an end: what was recorded goes out. */
 	*err = flush_and_commit(s, ro);
 	if (*err)
