@@ -564,8 +564,8 @@ enum {
 	 * KernelShark read.  A spool (@path.cpuN) is then a .zst file of
 	 * the CPU's pages: zstd -d gives what trace-cmd restore takes.  A
 	 * snapshot in place moves each CPU's data down to the one before it
-	 * at the end, so that the file is as small as its data.  Not for
-	 * version 6 or CTF, which have no compression (-EINVAL).
+	 * at the end, so that the file is about as small as its data.  Not
+	 * for version 6 or CTF, which have no compression (-EINVAL).
 	 */
 	IVRING_REC_ZSTD = 1,
 };

@@ -471,7 +471,7 @@ static int write_tail(struct ivring_rec *w, u64 at)
 	if (w->nr_fmts != ip->front_fmts) {
 		if (!ip->formats.len || ip->formats_gen != w->fmts_gen) {
 			ip->formats.len = 0;
-			ip->formats.nomem = false;
+			ip->formats.nomem = ip->formats.zfail = false;
 			ivr_td_event_formats(&ip->formats, w);
 			ip->formats_gen = w->fmts_gen;
 		}
@@ -482,7 +482,7 @@ static int write_tail(struct ivring_rec *w, u64 at)
 	/* Walking every comm slot at each flush would cost more than the pages. */
 	if (!ip->cmdlines.len || ip->cmdlines_gen != t->comms_gen) {
 		ip->cmdlines.len = 0;
-		ip->cmdlines.nomem = false;
+		ip->cmdlines.nomem = ip->cmdlines.zfail = false;
 		ivr_td_cmdlines(&ip->cmdlines, w);
 		ip->cmdlines_gen = t->comms_gen;
 	}
@@ -491,7 +491,7 @@ static int write_tail(struct ivring_rec *w, u64 at)
 	opts = at + b.len;
 	ivr_td_v7_options(&b, w, &ip->sec, ip->flyrecord, ip->offs);
 	if (b.nomem) {
-		ret = ivr_err(w, -ENOMEM, "out of memory for a trace.dat");
+		ret = ivr_td_obuf_err(w, &b);
 		goto out;
 	}
 	if (b.len > ip->slot_size) {
@@ -604,7 +604,7 @@ static int begin_in_place(struct ivring_rec *w, u64 format_size)
 	ivr_td_flyrecord(&b, w);
 	ip->front = b.len;
 	if (b.nomem) {
-		ret = ivr_err(w, -ENOMEM, "out of memory for a trace.dat");
+		ret = ivr_td_obuf_err(w, &b);
 		goto out;
 	}
 	ip->region_pages = w->info.nr_subbufs;
@@ -668,7 +668,9 @@ out:
  * moves down to just after the one before it, where that leaves it room
  * clear of its own, and the header is pointed at options that say so
  * before the next one moves.  So the file is whole at every step, and
- * nothing that it points at is written over.
+ * nothing that it points at is written over.  Data that compressed to
+ * more than about half its region stays where it is, with a hole before
+ * it.
  */
 static int compact(struct ivring_rec *w)
 {
@@ -696,6 +698,10 @@ static int compact(struct ivring_rec *w)
 				return ret;
 			ip->offs[cpu] = to;
 			ret = write_tail(w, other_slot(ip));
+			/* The header durable before the next move: NFS and such. */
+			if (!ret && w->sync && fdatasync(ip->fd))
+				ret = ivr_err(w, -errno, "%s.tmp: %s",
+					      w->path, strerror(errno));
 			if (ret)
 				return ret;
 		}
@@ -806,7 +812,7 @@ static int copy_spool_z(struct ivring_rec *w, int fd, int out, u32 cpu,
 	struct tracedat *t = w->priv;
 	struct spool *s = &t->cpus[cpu];
 	u32 max = SPOOL_PAGES * t->page_size, i, hdr[4];
-	u64 in = 0;
+	u64 in = 0, usize = 0;
 	int ret;
 
 	ret = ivr_pwrite_all(out, &s->blocks, 4, off);
@@ -829,7 +835,12 @@ static int copy_spool_z(struct ivring_rec *w, int fd, int out, u32 cpu,
 			return ret;
 		in += TD_ZHDR + hdr[2];
 		off += 8 + (u64)hdr[2];
+		usize += hdr[3];
 	}
+	if (usize != s->pages * t->page_size)
+		return ivr_err(w, -EIO, "%s.cpu%u: %llu bytes of pages, %llu written",
+			       w->path, cpu, (unsigned long long)usize,
+			       (unsigned long long)(s->pages * t->page_size));
 	if (in != s->spooled)
 		return ivr_err(w, -EIO, "%s.cpu%u: %llu bytes, %llu expected",
 			       w->path, cpu, (unsigned long long)in,
@@ -873,7 +884,7 @@ static int td_end(struct ivring_rec *w)
 	else
 		ivr_td_v7(&b, w, offs);
 	if (b.nomem) {
-		ret = ivr_err(w, -ENOMEM, "out of memory for a trace.dat");
+		ret = ivr_td_obuf_err(w, &b);
 		goto out;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", w->path);

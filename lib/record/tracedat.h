@@ -83,7 +83,8 @@ struct obuf {
 	u8 *p;
 	size_t len;
 	size_t cap;
-	bool nomem;
+	bool nomem;		/* built no further: out of memory, or... */
+	bool zfail;		/* ...a zstd frame failed (w->err says why) */
 };
 
 /* A version 7 file written in place (see tracedat.c). */
@@ -162,6 +163,13 @@ struct tracedat {
 static inline u64 ivr_td_page_align(u64 off, u32 page)
 {
 	return (off + page - 1) & ~(u64)(page - 1);
+}
+
+/* @b could not be built: -EIO with zstd's reason, or -ENOMEM. */
+static inline int ivr_td_obuf_err(struct ivring_rec *w, const struct obuf *b)
+{
+	return b->zfail ? -EIO :
+	       ivr_err(w, -ENOMEM, "out of memory for a trace.dat");
 }
 
 /* Where the last CPU's data ends: the end of the file. */

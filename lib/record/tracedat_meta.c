@@ -377,6 +377,7 @@ static u64 put_section(struct obuf *b, u16 id,
 	n = z ? ivr_td_z_frame(w, z + 8, cap, raw.p, raw.len) : -ENOMEM;
 	if (n < 0) {
 		b->nomem = true;
+		b->zfail = n != -ENOMEM;
 	} else {
 		memcpy(z, &(u32){ (u32)n }, 4);
 		memcpy(z + 4, &(u32){ (u32)raw.len }, 4);
@@ -529,8 +530,10 @@ u64 ivr_td_cmdlines(struct obuf *b, struct ivring_rec *w)
 
 void ivr_td_put_obuf(struct obuf *b, const struct obuf *src)
 {
-	if (src->nomem)
+	if (src->nomem) {
 		b->nomem = true;
+		b->zfail |= src->zfail;
+	}
 	else
 		put(b, src->p, src->len);
 }
