@@ -8,6 +8,8 @@
 #ifndef IVRING_LIB_TRACEDAT_H
 #define IVRING_LIB_TRACEDAT_H
 
+#include <errno.h>
+
 #include "decode/comms.h"
 #include "record/record.h"
 

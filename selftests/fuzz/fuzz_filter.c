@@ -7,7 +7,7 @@
  * filter must read within its bounds, whatever its bytes say.  The input
  * is the text, then a NUL, then the record (empty: a zeroed one).
  * Checked besides ASan and UBSan: a refusal says why, at a byte of the
- * text; a program has no more predicates than the limit, and every jump
+ * text or just past it (as ftrace's positions go); a program has no more predicates than the limit, and every jump
  * goes forward; the same text compiles to the same program again.
  */
 #include <stdint.h>
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = ivf_compile((const char *)data, tlen, &fields, &prog, &work,
 			  &err);
 	if (ret) {
-		if (ret != -EINVAL || !err.msg || err.pos > tlen || prog.nr)
+		if (ret != -EINVAL || !err.msg || err.pos > tlen + 1 || prog.nr)
 			abort();
 		return 0;
 	}
