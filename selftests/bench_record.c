@@ -230,23 +230,17 @@ static void generate(u64 events)
 
 int main(int argc, char **argv)
 {
-	int rounds = argc > 1 ? atoi(argv[1]) : 7;
-	u64 events = argc > 2 ? strtoull(argv[2], NULL, 0) : 4000000;
+	unsigned long long events;
 	static struct result res[NR_JOBS][MAX_ROUNDS];
 	static double v[NR_JOBS][MAX_ROUNDS];
 	double wall[NR_JOBS], cpu[NR_JOBS], bytes, ev;
-	int i, k;
+	int i, k, rounds, ret;
 	enum job j;
 
-	if (rounds < 1 || rounds > MAX_ROUNDS || !events) {
-		fprintf(stderr, "usage: %s [rounds (1-%d) [events per CPU]]\n",
-			argv[0], MAX_ROUNDS);
-		return 2;
-	}
-	snprintf(g.tools, sizeof(g.tools), "%s", bench_tools_dir(argv[0]));
-	if (!bench_tmpdir())
-		return 1;
-	atexit(bench_tmpdir_remove);
+	ret = bench_start(argc, argv, MAX_ROUNDS, 4000000, &rounds, &events,
+			  g.tools, sizeof(g.tools));
+	if (ret)
+		return ret;
 	snprintf(g.seg, sizeof(g.seg), "%s/segment", bench_tmpdir());
 	snprintf(g.out, sizeof(g.out), "%s.dat", g.seg);
 

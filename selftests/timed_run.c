@@ -132,3 +132,21 @@ void bench_tmpdir_remove(void)
 	rmdir(tmpdir);
 	tmpdir[0] = '\0';
 }
+
+int bench_start(int argc, char **argv, int max_rounds,
+		unsigned long long def_events, int *rounds,
+		unsigned long long *events, char *tools, size_t tools_len)
+{
+	*rounds = argc > 1 ? atoi(argv[1]) : 7;
+	*events = argc > 2 ? strtoull(argv[2], NULL, 0) : def_events;
+	if (*rounds < 1 || *rounds > max_rounds || !*events) {
+		fprintf(stderr, "usage: %s [rounds (1-%d) [events per CPU]]\n",
+			argv[0], max_rounds);
+		return 2;
+	}
+	snprintf(tools, tools_len, "%s", bench_tools_dir(argv[0]));
+	if (!bench_tmpdir())
+		return 1;
+	atexit(bench_tmpdir_remove);
+	return 0;
+}

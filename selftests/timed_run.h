@@ -42,4 +42,15 @@ const char *bench_tmpdir(void);
 /* Remove it and what is left in it. */
 void bench_tmpdir_remove(void);
 
+/*
+ * The usual start of a benchmark that times our tools against a peer:
+ * "@argv[0] [rounds [events per CPU]]" (defaults 7 and @def_events), at
+ * most @max_rounds; the tools' directory into @tools (bench_tools_dir());
+ * its bench_tmpdir() made, and removed at exit.  0, or the exit code
+ * after a message (2: usage).
+ */
+int bench_start(int argc, char **argv, int max_rounds,
+		unsigned long long def_events, int *rounds,
+		unsigned long long *events, char *tools, size_t tools_len);
+
 #endif /* IVRING_TIMED_RUN_H */

@@ -37,6 +37,11 @@
 #                    with and without, to compare the guest's slowdowns
 #   --clock-host     the recorder puts host times in the file (--clock
 #                    host, which --host implies): the baseline of --host
+#   --compression ALG  the recorder compresses the file (zstd); the summary
+#                    then gives its size against what trace-cmd convert
+#                    --compression zstd makes of the same pages, and how
+#                    long that takes.  Run it with and without, to compare
+#                    the recorder's CPU and the guest's slowdowns
 #   --timeout SEC    the guest's watchdog (default 1800)
 #   --log FILE       the console log (default build/kbench/record-console.log)
 #   --raw            also print every round's KB-HACK line
@@ -65,6 +70,7 @@ keep=0
 mttcg=()
 host=()
 clock=()
+compress=()
 timeout=1800
 log=
 raw=0
@@ -90,6 +96,7 @@ while [ $# -gt 0 ]; do
 	--out) dat=$2 ;;
 	--timeout) number "$1" "$2"; timeout=$2 ;;
 	--log) log=$2 ;;
+	--compression) compress=(--compression "$2") ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
 	shift 2
@@ -146,7 +153,7 @@ flock /tmp/ivring-vm.lock "$top/tools/ivring-vm" --kver "$kver" \
 	>"$tmp/vm.out" 2>&1 </dev/null &
 vm_pid=$!
 recorder_start "$dat" "/dev/shm/$shm" "$tmp/rec.err" \
-	${host:+--host "$dat.host"} "${clock[@]}"
+	${host:+--host "$dat.host"} "${clock[@]}" "${compress[@]}"
 wait "$vm_pid"
 rc=$?
 vm_pid=
@@ -165,8 +172,28 @@ echo
 [ ${#host[@]} = 0 ] || grep ' host events, ' "$tmp/rec.err"
 awk -v rec="$(grep -v ' host events, ' "$tmp/rec.err" | grep ' events, ' | tail -n 1)" \
 	-v rec_cpu="$rec_cpu" \
-	-v cmd="selftests/kbench/record.sh --rounds $rounds --groups $groups --loops $loops --shm-size $shm_size${mttcg:+ --mttcg}${host:+ --host}${clock:+ --clock-host}" \
+	-v cmd="selftests/kbench/record.sh --rounds $rounds --groups $groups --loops $loops --shm-size $shm_size${mttcg:+ --mttcg}${host:+ --host}${clock:+ --clock-host}${compress:+ ${compress[*]}}" \
 	-f "$here/median.awk" -f "$here/record.awk" "$tmp/console"
+echo "the file: $(stat -c %s "$dat") bytes"
+# The same pages, uncompressed and then compressed by trace-cmd convert,
+# the peer, with the same libzstd.
+if [ ${#compress[@]} -gt 0 ]; then
+	# Beside the file: tmpfs when it is (the default), so no disk is timed.
+	conv=$(dirname "$dat")/convert.$$
+	trace-cmd convert --compression none -i "$dat" -o "$conv.raw" >/dev/null 2>&1 ||
+		die "trace-cmd convert could not uncompress $dat"
+	t0=$(date +%s%N)
+	trace-cmd convert "${compress[@]}" -i "$conv.raw" -o "$conv.tc" >/dev/null 2>&1 ||
+		die "trace-cmd convert ${compress[*]} failed"
+	t1=$(date +%s%N)
+	raw_b=$(stat -c %s "$conv.raw")
+	awk -v raw="$raw_b" -v ours="$(stat -c %s "$dat")" \
+		-v tc="$(stat -c %s "$conv.tc")" -v ns=$((t1 - t0)) 'BEGIN {
+		printf "uncompressed %d bytes; ours %.2fx, trace-cmd convert %.2fx (%.2f of its size); convert took %.2f s, %.0f MB/s\n",
+			raw, raw / ours, raw / tc, ours / tc, ns / 1e9, raw / (ns / 1e3)
+	}'
+	rm -f "$conv.raw" "$conv.tc"
+fi
 [ "$keep" = 1 ] && echo "kept $dat"
 exit 0
 }
