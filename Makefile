@@ -113,7 +113,8 @@ TOOL_LIBS	:= $(URCU_LIBS) $(TRACECMD_LIBS) $(TRACEFS_LIBS) $(LIBS)
 lib_INC		:= -Iinclude/uapi -Ilib $(TEP_CFLAGS) -fvisibility=hidden
 writer_INC	:= -Iinclude/uapi -Iinclude/writer
 filter_INC	:= -Iinclude/uapi -Iinclude/filter
-tools_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Itools $(TEP_CFLAGS) \
+tools_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Iinclude/filter -Itools \
+		   $(TEP_CFLAGS) \
 		   $(TRACEFS_CFLAGS) $(TRACECMD_CFLAGS)
 selftests_INC	:= -Iinclude/uapi -Ilib -Iinclude/writer -Iinclude/filter -Itools \
 		   -Iselftests \
@@ -347,7 +348,8 @@ $(PC_FILE): lib/ivring.pc.in $(B)/lib/pc-vars
 		-e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 # The tools use the plain variant's objects with the installable library.
-$(TOOLS): $(B)/tools/%: $(B)/plain/tools/%.o $(plain_TOOLS_A) $(plain_WRITER_A) $(LIB_A)
+$(TOOLS): $(B)/tools/%: $(B)/plain/tools/%.o $(plain_TOOLS_A) $(plain_WRITER_A) \
+		$(plain_FILTER_A) $(LIB_A)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LIBS)

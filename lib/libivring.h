@@ -309,6 +309,11 @@ struct ivring_cpu_stats {
 	 * reader that ends then says them itself (ivring-read does).
 	 */
 	uint64_t lost_unreported;
+	/*
+	 * Since 1.8: events that the guest's filters or pid lists kept out
+	 * (ABI 1.2 segments; 0 before): neither entries nor lost.
+	 */
+	uint64_t filtered;
 };
 IVRING_API int ivring__cpu_stats(struct ivring *r, unsigned int cpu,
 				 struct ivring_cpu_stats *st);

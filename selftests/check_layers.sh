@@ -48,12 +48,12 @@ case $folder in
 lib)		allowed="include/uapi/*" ;;
 kmod)		allowed="include/uapi/* include/writer/*" ;;
 include/writer)	allowed="include/uapi/*" ;;
-tools)		allowed="include/uapi/* include/writer/* lib/libivring.h" ;;
+tools)		allowed="include/uapi/* include/writer/* include/filter/* lib/libivring.h" ;;
 *)		allowed="include/uapi/*" ;;
 esac
 # Searched for a quoted include that is not beside its file or at the
 # folder's top, in this order.
-search="include/uapi include/writer lib"
+search="include/uapi include/writer include/filter lib"
 
 if [ ! -r "$layers" ]; then
 	not_ok "no $folder/LAYERS"

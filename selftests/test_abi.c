@@ -81,7 +81,9 @@ TEST(field_offsets)
 	EXPECT_OFF(ivring_cpu, dropped, 64);
 	EXPECT_OFF(ivring_cpu, overrun, 72);
 	EXPECT_OFF(ivring_cpu, rejected, 80);
-	EXPECT_OFF(ivring_cpu, reserved1, 88);
+	/* Since ABI 1.2, the first of reserved1. */
+	EXPECT_OFF(ivring_cpu, filtered, 88);
+	EXPECT_OFF(ivring_cpu, reserved1, 96);
 
 	EXPECT_OFF(ivring_desc, seq, 0);
 	EXPECT_OFF(ivring_desc, first_ticket, 8);

@@ -161,4 +161,47 @@ TEST_F(discard, peek_does_not_free)
 	EXPECT_EQ(6, seg_cpu(&self->s, 0)->dropped);
 }
 
+/*
+ * Events that a filter kept out (ivw_count_filtered()) are neither
+ * entries nor lost: they take no ticket, so the reader reports no gap;
+ * the count reaches ivring__cpu_stats() at once; and a host that
+ * rewrites the segment's copy changes nothing that the writer counts on.
+ */
+TEST_F(discard, filtered_neither_lost_nor_written)
+{
+	struct ivring_cpu_stats st = { .sz = sizeof(st) };
+	struct ivring_event ev;
+	u64 i, got = 0;
+	int ret;
+
+	if (!self->r)
+		ASSERT_EQ(0, seg_open(&self->s, 0, &self->r));
+	for (i = 0; i < 60; i++) {
+		if (i % 3) {
+			ivw_count_filtered(&self->s.w, 0);
+			continue;
+		}
+		ASSERT_EQ(0, seg_write_seq(&self->s, 0, i, 0));
+	}
+	ASSERT_EQ(0, ivring__cpu_stats(self->r, 0, &st));
+	ASSERT_EQ(40, st.filtered);
+	ASSERT_EQ(20, st.entries);
+	while ((ret = ivring__next(self->r, &ev)) > 0) {
+		ASSERT_EQ(0, ev.lost);
+		ASSERT_EQ(got * 3, seg_seq_of(&ev));
+		got++;
+	}
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(20, got);
+	ASSERT_EQ(0, ivring__cpu_stats(self->r, 0, &st));
+	ASSERT_EQ(0, st.lost);
+	ASSERT_EQ(0, st.dropped);
+
+	/* The host's copy is never read back. */
+	self->s.w.cpus[0].shared->filtered = 1000000;
+	ivw_count_filtered(&self->s.w, 0);
+	ASSERT_EQ(0, ivring__cpu_stats(self->r, 0, &st));
+	ASSERT_EQ(41, st.filtered);
+}
+
 TEST_HARNESS_MAIN

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "ring_writer.h"
 #include "tool_msg.h"
 #include "tool_time.h"
@@ -63,6 +64,7 @@ struct gen_opts {
 	u64 clock_behind;	/* ns the writer's clock runs behind */
 	int clock_drift;	/* ppm it runs fast (or slow, below 0) */
 	u64 clock_base;		/* the host's time at which it drifts from */
+	const char *filter;	/* --filter: on the task's synth:seq events */
 };
 
 /* One writer thread: a guest CPU.  Counters are per origin, so the task
@@ -73,6 +75,7 @@ struct gen_thread {
 	pid_t pid;
 	u64 task_seq;		/* next number of the task stream */
 	u64 task_failed;
+	u64 task_filtered;
 	volatile u64 sig_seq;	/* next number of the signal stream */
 	volatile u64 sig_failed;
 	u8 *buf;		/* blob payload, max_payload bytes */
@@ -87,6 +90,8 @@ static struct gen_opts opt = {
 	.events = 1000,
 };
 static struct ivw_writer writer;
+/* --filter, compiled by the module's own include/filter (see usage). */
+static struct ivf_prog filter_prog;
 static volatile sig_atomic_t stop_requested;
 static __thread struct gen_thread *self;
 
@@ -114,8 +119,31 @@ static void usage(FILE *f)
 "      --clock-behind NS   the writer's clock runs NS behind the host's\n"
 "                          CLOCK_MONOTONIC (a guest booted later)\n"
 "      --clock-drift PPM   and runs PPM fast, from the start (-1000..1000)\n"
+"      --filter TEXT       keep only the task's synth:seq events that pass\n"
+"                          TEXT, an event filter as ivring.ko takes it\n"
+"                          (e.g. 'seq & 1'); the rest count as filtered\n"
 "  -q, --quiet             no summary on stderr\n"
 "  -h, --help\n", NESTED_HZ_DEFAULT);
+}
+
+/*
+ * --filter against synth:seq's fields, or dies saying why, as ivring.ko's
+ * filter file would.
+ */
+static void compile_filter(void)
+{
+	static struct ivf_fields fields;
+	static struct ivf_work work;
+	const char *fmt = synth_event(SYNTH_ID_SEQ)->format;
+	struct ivf_error err;
+
+	if (opt.nr_sizes)
+		tool_die("--filter takes the synth:seq events; not with --sizes");
+	ivf_fields_parse(fmt, strlen(fmt), &fields);
+	if (ivf_compile(opt.filter, strlen(opt.filter), &fields, &filter_prog,
+			&work, &err))
+		tool_die("--filter '%s': %s (at byte %u)", opt.filter,
+			 err.msg, err.pos);
 }
 
 /* "4M", "64K", "4096": bytes, or dies naming the option. */
@@ -228,6 +256,7 @@ static void parse_args(int argc, char **argv)
 		{ "answer-clock", no_argument, NULL, 'A' },
 		{ "clock-behind", required_argument, NULL, 'B' },
 		{ "clock-drift", required_argument, NULL, 'D' },
+		{ "filter", required_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -322,6 +351,9 @@ static void parse_args(int argc, char **argv)
 				tool_die("--clock-drift '%s': ppm, -1000 to 1000", optarg);
 			opt.clock_drift = ppm;
 			break;
+		case 'F':
+			opt.filter = optarg;
+			break;
 		case 'q':
 			opt.quiet = true;
 			break;
@@ -350,6 +382,8 @@ static void parse_args(int argc, char **argv)
 	/* A follow demo wants to be watched, not to fill the ring at once. */
 	if (opt.keep_running && !opt.rate)
 		opt.rate = 1000;
+	if (opt.filter)
+		compile_filter();
 }
 
 /* The writer's clock: the host's, --clock-behind late, --clock-drift fast. */
@@ -477,8 +511,19 @@ static void write_task_event(struct gen_thread *t, u64 i)
 		}
 	} else {
 		struct synth_seq e;
+		char comm[16] = { 0 };
 
 		synth_fill_seq(&e, t->pid, seq, t->cpu, SYNTH_ORIGIN_TASK);
+		if (filter_prog.nr) {
+			snprintf(comm, sizeof(comm), "gen-cpu%u", t->cpu);
+			if (!ivf_match(&filter_prog, &e, sizeof(e),
+				       &(struct ivf_ctx){ t->cpu, comm })) {
+				ivw_count_filtered(&writer, t->cpu);
+				t->task_filtered++;
+				t->task_seq = seq + 1;
+				return;
+			}
+		}
 		ret = ivw_write(&writer, t->cpu, &e, sizeof(e));
 	}
 	if (ret)
@@ -712,10 +757,11 @@ int main(int argc, char **argv)
 			struct ivring_cpu *c = cpus[i].shared;
 
 			fprintf(stderr,
-				PROG ": cpu%u: written %llu (task %llu, nested %llu), not written %llu; segment: entries %llu dropped %llu overrun %llu\n",
+				PROG ": cpu%u: written %llu (task %llu, nested %llu), not written %llu, filtered %llu; segment: entries %llu dropped %llu overrun %llu\n",
 				i, t->task_seq + t->sig_seq, t->task_seq,
 				t->sig_seq, t->task_failed + t->sig_failed,
-				c->entries, c->dropped, c->overrun);
+				t->task_filtered, c->entries, c->dropped,
+				c->overrun);
 		}
 		fprintf(stderr, PROG ": %s: %s\n", path,
 			opt.stop ? "stopped" : "left live");

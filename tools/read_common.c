@@ -122,6 +122,7 @@ void print_stats(struct ivring *r, const unsigned long *cpus)
 		print_ts(stderr, "now ts:", st.last_ts);
 		fprintf(stderr, "dropped events: %" PRIu64 "\n", st.dropped);
 		fprintf(stderr, "rejected events: %" PRIu64 "\n", st.rejected);
+		fprintf(stderr, "filtered events: %" PRIu64 "\n", st.filtered);
 		fprintf(stderr, "read events: %" PRIu64 "\n", st.read);
 		fprintf(stderr, "unread events: %" PRIu64 "\n", st.unread);
 		fprintf(stderr, "lost events: %" PRIu64 "\n", st.lost);

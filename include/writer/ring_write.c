@@ -432,6 +432,25 @@ void ivw_commit(struct ivw_writer *w, unsigned int cpu)
 	}
 }
 
+/*
+ * Stored at once, as no commit follows: from the private count, and again
+ * if an interrupt counted one more between our load and our store, so
+ * that the segment's copy ends at the newest value.  The host's copy is
+ * never read back.
+ */
+void ivw_count_filtered(struct ivw_writer *w, unsigned int cpu)
+{
+	struct ivw_cpu *c = &w->cpus[cpu];
+	u64 v;
+
+	ivw_local_add(&c->filtered, 1);
+	do {
+		v = READ_ONCE(c->filtered);
+		WRITE_ONCE(c->shown.filtered, v);
+		WRITE_ONCE(c->shared->filtered, v);
+	} while (READ_ONCE(c->filtered) != v);
+}
+
 int ivw_write(struct ivw_writer *w, unsigned int cpu,
 	      const void *payload, u32 len)
 {

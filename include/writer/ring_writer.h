@@ -78,6 +78,7 @@ struct ivw_cpu_counts {
 	u64 dropped;
 	u64 overrun;
 	u64 rejected;
+	u64 filtered;
 };
 
 /*
@@ -104,6 +105,7 @@ struct ivw_cpu {
 	u64 dropped;
 	u64 overrun;
 	u64 rejected;
+	u64 filtered;		/* kept out by a filter (ivw_count_filtered) */
 	struct ivw_cpu_counts shown;	/* stored by the outermost writer */
 	struct ivring_cpu *shared;
 	struct ivring_host_cpu *host;
@@ -150,6 +152,12 @@ void ivw_set_state(struct ivw_writer *w, u32 state);
 
 void *ivw_reserve(struct ivw_writer *w, unsigned int cpu, u32 len);
 void ivw_commit(struct ivw_writer *w, unsigned int cpu);
+/*
+ * Count an event of @cpu that a filter kept out: it takes no ticket and
+ * no space, and is neither an entry nor lost.  Callable in any context
+ * that may reserve on @cpu, nested or not.
+ */
+void ivw_count_filtered(struct ivw_writer *w, unsigned int cpu);
 int ivw_write(struct ivw_writer *w, unsigned int cpu,
 	      const void *payload, u32 len);
 

@@ -35,6 +35,7 @@ static int cpu_stats_mapped(struct ivring *r, void *arg)
 	s.overrun = ivr_load(&sh->overrun);
 	s.dropped = ivr_load(&sh->dropped);
 	s.rejected = ivr_load(&sh->rejected);
+	s.filtered = ivr_load(&sh->filtered);
 	s.bytes = ivr_load(&sh->bytes);
 	s.last_ts = ivr_load(&sh->last_ts);
 	cs = ivr_load_acquire(&sh->commit_seq);

@@ -55,7 +55,7 @@
 
 #define IVRING_MAGIC		0x0000676e69727669ULL	/* "ivring\0\0" */
 #define IVRING_ABI_MAJOR	1	/* bumped for any incompatible change */
-#define IVRING_ABI_MINOR	1	/* bumped for compatible additions */
+#define IVRING_ABI_MINOR	2	/* bumped for compatible additions */
 
 #define IVRING_CACHELINE	64
 #define IVRING_PAGE_SIZE	4096	/* alignment of every area */
@@ -188,6 +188,9 @@ struct ivring_header {
  *		because the writer could not pass an uncommitted sub-buffer.
  * @overrun:	events overwritten before the host consumed them (overwrite).
  * @rejected:	events refused because they can never fit a sub-buffer.
+ * @filtered:	events that the guest's event filters (or pid lists) kept
+ *		out of the ring: neither written nor lost.  Since ABI 1.2;
+ *		zero before.
  * @reserved1:	zero.
  *
  * The writer stores every counter with each publication, from its own
@@ -205,7 +208,8 @@ struct ivring_cpu {
 	__u64 dropped;
 	__u64 overrun;
 	__u64 rejected;
-	__u64 reserved1[5];
+	__u64 filtered;
+	__u64 reserved1[4];
 };
 
 /*
