@@ -24,7 +24,7 @@
 #include "filter_prim.h"
 
 /* The limits: a sysfs write is a page; ftrace's string values are < 256. */
-#define IVF_TEXT_MAX	4096	/* bytes of filter text */
+#define IVF_TEXT_MAX	4096	/* bytes of filter text: less than this */
 #define IVF_PREDS_MAX	128	/* predicates in a program */
 #define IVF_DEPTH_MAX	32	/* nested parentheses and ! */
 #define IVF_STR_MAX	255	/* bytes of one string value */

@@ -677,9 +677,9 @@ int ivf_compile(const char *text, size_t len, const struct ivf_fields *fields,
 	err->msg = NULL;
 	err->pos = 0;
 	/* An embedded NUL ends the text, as memdup_user_nul() makes it. */
-	p.len = strnlen(text, len);
-	if (len > IVF_TEXT_MAX)
+	if (len >= IVF_TEXT_MAX)
 		return fail(&p, -EINVAL, E_TOO_LONG, 0);
+	p.len = strnlen(text, len);
 	if (is_clear(text, p.len))
 		return 0;
 	ret = check_balance(&p, &any);

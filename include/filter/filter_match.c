@@ -141,7 +141,7 @@ static bool glob(const char *pat, u32 plen, const u8 *str, u32 len)
 		case '\\':
 			d = p < plen ? (u8)pat[p] : 0;
 			p++;
-			/* fall through */
+			fallthrough;
 		default:
 literal:
 			if (c == d) {

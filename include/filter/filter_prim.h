@@ -33,6 +33,7 @@ typedef __s32 s32;
 typedef __s64 s64;
 
 #define S64_MAX		((s64)(~0ULL >> 1))
+#define fallthrough	__attribute__((__fallthrough__))
 #endif
 
 #endif /* IVRING_FILTER_PRIM_H */
