@@ -502,7 +502,8 @@ MAN3_LINKS	:= $(sort $(shell sed -n 's/^[[:space:]]*\(ivring__[a-z_]*\);$$/\1/p'
 # The module's sources and a dkms.conf, for "dkms install ivring/$(VERSION)".
 # The test build's hooks need IVRING_TEST, which DKMS never sets.
 DKMS_SRCS	:= Kbuild include/uapi/linux/ivring.h \
-		   $(wildcard include/writer/*.[ch]) $(wildcard kmod/*.[ch])
+		   $(wildcard include/writer/*.[ch]) \
+		   $(wildcard include/filter/*.[ch]) $(wildcard kmod/*.[ch])
 
 install-dkms:
 	$(foreach f,$(DKMS_SRCS),$(INSTALL) -D -m 644 $(f) $(DESTDIR)$(dkmsdir)/$(f);)
@@ -551,8 +552,9 @@ deps:
 
 # Kbuild writes its objects next to the sources, and 6.1 has no separate
 # output directory for external modules, so it builds in a directory of
-# symbolic links to Kbuild, include/uapi/, include/writer/*.[ch] and
-# kmod/*.[ch] (the directories that get objects are real ones):
+# symbolic links to Kbuild, include/uapi/, include/writer/*.[ch],
+# include/filter/*.[ch] and kmod/*.[ch] (the directories that get objects
+# are real ones):
 #   build/module/            ivring.ko for KDIR (the default kernel)
 #   build/module-test/       the same with IVRING_TEST: fault injection and
 #                            the test hooks that selftests/vm needs
@@ -566,8 +568,9 @@ MOD_DIR		:= $(abspath $(B)/module)
 # keep the module from loading.
 define build_module
 	$(Q)if [ -L $(1)/include ]; then rm $(1)/include; fi
-	$(Q)mkdir -p $(1)/kmod $(1)/include/writer
-	$(Q)find $(1)/kmod $(1)/include/writer -maxdepth 1 -type l -delete
+	$(Q)mkdir -p $(1)/kmod $(1)/include/writer $(1)/include/filter
+	$(Q)find $(1)/kmod $(1)/include/writer $(1)/include/filter -maxdepth 1 \
+		-type l -delete
 	$(Q)ln -sfn $(CURDIR)/Kbuild $(1)/Kbuild
 	$(Q)ln -sfn $(CURDIR)/include/uapi $(1)/include/uapi
 	$(Q)for f in $(wildcard $(CURDIR)/kmod/*.[ch]); do \
@@ -575,6 +578,9 @@ define build_module
 	done
 	$(Q)for f in $(wildcard $(CURDIR)/include/writer/*.[ch]); do \
 		ln -sf $$f $(1)/include/writer/; \
+	done
+	$(Q)for f in $(wildcard $(CURDIR)/include/filter/*.[ch]); do \
+		ln -sf $$f $(1)/include/filter/; \
 	done
 	$(Q)test -r $(2)/Makefile || { echo "no kernel headers in" \
 		"KDIR=$(2); install linux-headers-amd64 (make deps)" >&2; \

@@ -181,17 +181,16 @@ static __always_inline unsigned int ivr_mm_id(const struct mm_struct *mm)
 		const struct ivr_event *__ev = __data; \
 		struct ivr_dyn_##class __dyn; \
 		struct ivr_raw_##class *__e; \
-		struct ivw_writer *__w; \
-		unsigned int __cpu; \
+		struct ivr_probe __st; \
 		u32 __off = sizeof(*__e); \
 		\
 		__e = ivr_probe_begin(__ev, __off + \
 				      ivr_dyn_size_##class(&__dyn, args), \
-				      &__w, &__cpu); \
+				      &__st); \
 		if (!__e) \
 			return; \
 		fields \
-		ivr_probe_end(__w, __cpu); \
+		ivr_probe_end(&__st); \
 	}
 #define IVR_EVENT(sys, event, class)
 #include "event_table.h"

@@ -107,9 +107,8 @@ static notrace void ivr_generic_overflow(struct perf_event *pe,
 {
 	struct ivr_generic *g = pe->overflow_handler_context;
 	const struct perf_raw_frag *frag;
-	struct ivw_writer *w;
 	struct ivr_common *c;
-	unsigned int cpu;
+	struct ivr_probe st;
 	u32 len = 0;
 	u8 *p;
 
@@ -126,7 +125,8 @@ static notrace void ivr_generic_overflow(struct perf_event *pe,
 	if (len < sizeof(*c))
 		return;
 
-	p = ivr_probe_reserve(len, &w, &cpu);
+	/* With a filter, into a scratch buffer that it is run on first. */
+	p = ivr_probe_start(&g->ev, len, &st);
 	if (!p)
 		return;
 	for (frag = &data->raw->frag, len = 0;; frag = frag->next) {
@@ -140,7 +140,7 @@ static notrace void ivr_generic_overflow(struct perf_event *pe,
 	c->common_type = g->ev.id;
 	if (IS_ENABLED(CONFIG_PREEMPTION) && (c->common_preempt_count & 0xf))
 		c->common_preempt_count--;
-	ivr_probe_end(w, cpu);
+	ivr_probe_end(&st);
 }
 
 /* --- enabling ------------------------------------------------------------ */

@@ -14,6 +14,7 @@
 
 #include "instance.h"
 
+struct ivr_filter;
 struct ivr_generic;
 struct tracepoint;
 
@@ -39,6 +40,18 @@ struct ivr_event {
 	bool lane_generic;		/* enabled through @gen */
 	struct tracepoint *tp;		/* NULL: this kernel lacks it */
 	struct ivr_generic *gen;	/* the generic lane's state, or NULL */
+	/*
+	 * The filter that this lane's records pass (ev_filter.c), compiled
+	 * against this descriptor's format; NULL: every record.  Read by
+	 * the probes under RCU-sched, set under ivr_mutex.
+	 */
+	struct ivr_filter __rcu *filter;
+	/*
+	 * What the event's filter file shows (the listed event's, not a
+	 * twin's): the text, or a refused one's error report; NULL: "none".
+	 */
+	char *filter_text;
+	bool filter_set;		/* @filter_text is a filter in force */
 };
 
 extern struct ivr_event ivr_events[];

@@ -17,6 +17,7 @@
 
 #include "control.h"
 #include "driver.h"
+#include "ev_filter.h"
 #include "generic.h"
 #include "lanes.h"
 #include "registry.h"
@@ -28,6 +29,7 @@
  *
  *   init                              exit
  *   find the tracepoints
+ *   the filters' scratch buffers      free them, and every filter
  *   mount tracefs privately           free the generic events, unmount
  *   register the PCI driver           unregister it (remove: STOPPED)
  *                                     detach every probe and perf
@@ -57,6 +59,9 @@ static int __init ivr_init(void)
 
 	ivr_events_init_ids();
 	ivr_events_lookup();
+	ret = ivr_filter_init();
+	if (ret)
+		return ret;
 	ivr_generic_init();
 
 	ret = ivr_test_fail_init("pci");
@@ -65,6 +70,7 @@ static int __init ivr_init(void)
 	if (ret) {
 		pr_err("cannot register the PCI driver: %d\n", ret);
 		ivr_generic_exit();
+		ivr_filter_exit();
 		return ret;
 	}
 	/* Probing is synchronous: no instance now means no device yet. */
@@ -81,7 +87,9 @@ static int __init ivr_init(void)
 probes:
 	ivr_events_disable_all();
 	ivr_pci_unregister();
+	ivr_events_free_filters();
 	ivr_generic_exit();
+	ivr_filter_exit();
 	return ret;
 }
 
@@ -96,7 +104,9 @@ static void __exit ivr_exit(void)
 	/* Probes next: their code and the instance must outlive them. */
 	ivr_events_disable_all();
 	ivr_pci_unregister();
+	ivr_events_free_filters();
 	ivr_generic_exit();
+	ivr_filter_exit();
 }
 
 module_init(ivr_init);

@@ -65,8 +65,7 @@ static u32 ivr_marker_room(void)
 ssize_t ivr_marker_write(const char *buf, size_t count)
 {
 	struct ivr_raw_marker *e;
-	struct ivw_writer *w;
-	unsigned int cpu;
+	struct ivr_probe st;
 	size_t len = count;
 	u32 room;
 
@@ -77,13 +76,13 @@ ssize_t ivr_marker_write(const char *buf, size_t count)
 	if (len && buf[len - 1] == '\n')
 		len--;
 	len = min_t(size_t, len, room - 1);
-	e = ivr_probe_begin(&ivr_marker_event, sizeof(*e) + len + 1, &w, &cpu);
+	e = ivr_probe_begin(&ivr_marker_event, sizeof(*e) + len + 1, &st);
 	/* Dropped on a full ring, or gone meanwhile: counted, or moot. */
 	if (!e)
 		return count;
 	memcpy(e + 1, buf, len);
 	((char *)(e + 1))[len] = '\0';
 	e->__data_loc_buf = (len + 1) << 16 | sizeof(*e);
-	ivr_probe_end(w, cpu);
+	ivr_probe_end(&st);
 	return count;
 }

@@ -14,6 +14,8 @@
  *   now ts           the ring's clock now
  *   dropped events   events lost because no sub-buffer was free
  *   rejected events  events too large for a sub-buffer
+ *   filtered events  events that their filter kept out: neither written
+ *                    nor lost (not in tracefs's file)
  *
  * Timestamps are seconds.microseconds of the segment's clock (mono).
  */
@@ -96,6 +98,8 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			     READ_ONCE(s->dropped));
 	len += sysfs_emit_at(buf, len, "rejected events: %llu\n",
 			     READ_ONCE(s->rejected));
+	len += sysfs_emit_at(buf, len, "filtered events: %llu\n",
+			     READ_ONCE(s->filtered));
 	mutex_unlock(&ivr_mutex);
 	return len;
 }

@@ -15,6 +15,7 @@
 #include <linux/string.h>
 #include <linux/trace_events.h>
 
+#include "ev_filter.h"
 #include "lanes.h"
 #include "testing.h"
 
@@ -91,10 +92,48 @@ static __always_inline void ivr_fill_common(struct ivr_common *c, u16 id,
 #endif
 }
 
+/* One event on its way: where it is built, and what decides on it. */
+struct ivr_probe {
+	struct ivw_writer *w;
+	unsigned int cpu;
+	/* Non-NULL: the record is in a scratch buffer until the filter passes. */
+	const struct ivr_filter *filter;
+	void *rec;
+	u32 len;
+};
+
 /*
- * Reserve @len bytes for event @ev on this CPU and fill the common fields.
- * A non-NULL return must be followed by ivr_probe_end() with the same @w
- * and @cpu.
+ * This CPU's scratch buffer at the next nesting level, for @len bytes:
+ * NULL if the record does not fit one (it then goes to the ring
+ * unfiltered).  Nested contexts finish before the one they interrupted
+ * goes on, so the levels are a stack.
+ */
+static __always_inline void *ivr_scratch_get(u32 len)
+{
+	struct ivr_scratch *s = this_cpu_ptr(ivr_scratch);
+	unsigned int level = s->depth;
+
+	if (len > IVR_SCRATCH_SIZE || level >= IVR_SCRATCH_LEVELS)
+		return NULL;
+	WRITE_ONCE(s->depth, level + 1);
+	barrier();
+	return s->buf[level];
+}
+
+static __always_inline void ivr_scratch_put(void)
+{
+	struct ivr_scratch *s = this_cpu_ptr(ivr_scratch);
+
+	barrier();
+	WRITE_ONCE(s->depth, s->depth - 1);
+}
+
+/*
+ * Start a record of @len bytes for @ev (the descriptor of the lane that
+ * carries it): in the ring, or, when @ev has a filter, in a scratch
+ * buffer of guest memory that ivr_probe_end() runs the filter on.  The
+ * common fields are not filled; ivr_probe_begin() does.  A non-NULL
+ * return must be followed by ivr_probe_end() with the same @st.
  *
  * The writer needs the whole reserve, fill and commit to run on one CPU
  * without another task writing to that CPU's sub-ring in between: only
@@ -106,9 +145,8 @@ static __always_inline void ivr_fill_common(struct ivr_common *c, u16 id,
  * rcu_dereference_sched() legal, and what tracepoint_synchronize_unregister()
  * (its synchronize_rcu()) waits for before an instance is freed.
  */
-static __always_inline void *ivr_probe_reserve(u32 len,
-					       struct ivw_writer **w,
-					       unsigned int *cpu)
+static __always_inline void *ivr_probe_start(const struct ivr_event *ev,
+					     u32 len, struct ivr_probe *st)
 {
 	struct ivr_instance *inst;
 	void *p;
@@ -119,9 +157,19 @@ static __always_inline void *ivr_probe_reserve(u32 len,
 	inst = rcu_dereference_sched(ivr_inst);
 	if (!inst)
 		goto out;
-	*w = &inst->w;
-	*cpu = smp_processor_id();
-	p = ivw_reserve(*w, *cpu, len);
+	st->w = &inst->w;
+	st->cpu = smp_processor_id();
+	st->filter = rcu_dereference_sched(ev->filter);
+	st->len = len;
+	if (st->filter) {
+		p = ivr_scratch_get(len);
+		if (p) {
+			st->rec = p;
+			return p;
+		}
+		st->filter = NULL;
+	}
+	p = ivw_reserve(st->w, st->cpu, len);
 	if (!p)
 		goto out;
 	ivr_test_preempt_point();
@@ -131,23 +179,42 @@ out:
 	return NULL;
 }
 
-/* ivr_probe_reserve(), then the common fields of @ev in this context. */
+/* ivr_probe_start(), then the common fields of @ev in this context. */
 static __always_inline void *ivr_probe_begin(const struct ivr_event *ev,
-					     u32 len, struct ivw_writer **w,
-					     unsigned int *cpu)
+					     u32 len, struct ivr_probe *st)
 {
 	unsigned int pc = preempt_count();
-	void *p = ivr_probe_reserve(len, w, cpu);
+	void *p = ivr_probe_start(ev, len, st);
 
 	if (p)
 		ivr_fill_common(p, ev->id, pc);
 	return p;
 }
 
-static __always_inline void ivr_probe_end(struct ivw_writer *w,
-					  unsigned int cpu)
+/*
+ * Commit the record; a filtered one goes into the ring only if it passes,
+ * and is counted as filtered if not.  The writing task's comm and CPU are
+ * the filter's COMM and CPU, as in ftrace.
+ */
+static __always_inline void ivr_probe_end(struct ivr_probe *st)
 {
-	ivw_commit(w, cpu);
+	if (st->filter) {
+		struct ivf_ctx ctx = { .cpu = st->cpu, .comm = current->comm };
+
+		if (ivf_match(&st->filter->prog, st->rec, st->len, &ctx)) {
+			void *p = ivw_reserve(st->w, st->cpu, st->len);
+
+			if (p) {
+				memcpy(p, st->rec, st->len);
+				ivw_commit(st->w, st->cpu);
+			}
+		} else {
+			ivw_count_filtered(st->w, st->cpu);
+		}
+		ivr_scratch_put();
+	} else {
+		ivw_commit(st->w, st->cpu);
+	}
 	preempt_enable_notrace();
 }
 

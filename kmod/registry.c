@@ -10,12 +10,14 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/pci.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
+#include "ev_filter.h"
 #include "registry.h"
 
 struct ivr_event *ivr_event_next(struct ivr_event *ev)
@@ -59,6 +61,160 @@ int ivr_event_set(struct ivr_event *ev, bool on)
 	return ret;
 }
 
+/* --- filters -------------------------------------------------------------- */
+
+/* The descriptor whose records the probes write: a twin's in the generic lane. */
+static struct ivr_event *ivr_lane_desc(struct ivr_event *ev)
+{
+	return ev->lane_generic ? &ev->gen->ev : ev;
+}
+
+/* "0", after blanks: no filter, as event_filter_write() takes it. */
+static bool ivr_filter_is_clear(const char *text, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && isspace(text[i]))
+		i++;
+	return len - i == 1 && text[i] == '0';
+}
+
+/*
+ * What the filter file shows after @text was refused: the text, a caret
+ * under the byte at fault, and ftrace's message (append_filter_err()).
+ * ftrace's report of a long text outgrows the page that shows it, and
+ * loses the message; here the text is then cut to the 64 bytes around
+ * the fault, between "...".
+ */
+#define IVR_REPORT_AROUND	32
+
+static char *ivr_filter_report(const char *text, size_t len,
+			       const struct ivf_error *err)
+{
+	size_t pos = min_t(size_t, err->pos, len), from, to;
+
+	if (2 * len + strlen(err->msg) + 32 < PAGE_SIZE)
+		return kasprintf(GFP_KERNEL, "%.*s\n%*s^\nparse_error: %s\n",
+				 (int)len, text, (int)pos, "", err->msg);
+	from = pos > IVR_REPORT_AROUND ? pos - IVR_REPORT_AROUND : 0;
+	to = min(len, pos + IVR_REPORT_AROUND);
+	return kasprintf(GFP_KERNEL, "...%.*s...\n%*s^\nparse_error: %s\n",
+			 (int)(to - from), text + from, (int)(pos - from + 3),
+			 "", err->msg);
+}
+
+/*
+ * Compile @text for the lane in use and install it there; the other
+ * lane's descriptor gets none.  0, -EINVAL with *@report, or -ENOMEM.
+ */
+static int ivr_filter_apply(struct ivr_event *ev, const char *text,
+			    size_t len, struct ivf_error *err)
+{
+	struct ivr_event *lane = ivr_lane_desc(ev);
+	struct ivr_filter *f;
+	char *fmt;
+	int flen;
+
+	fmt = kmalloc(IVRING_FORMAT_TEXT_MAX, GFP_KERNEL);
+	if (!fmt)
+		return -ENOMEM;
+	flen = ivr_event_lane_format(ev, fmt, IVRING_FORMAT_TEXT_MAX);
+	if (flen < 0) {
+		kfree(fmt);
+		return flen;
+	}
+	f = ivr_filter_compile(text, len, fmt, flen, err);
+	kfree(fmt);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	ivr_filter_install(&lane->filter, f);
+	return f ? 0 : -EINVAL;
+}
+
+/**
+ * ivr_event_set_filter() - an event's filter, as its filter file takes it
+ * @ev:		a listed event
+ * @text:	the filter, blanks at its end stripped; "0" clears it
+ * @len:	its length
+ * @subsystem:	written to the event's system's filter file
+ *
+ * As tracefs: a text that does not compile leaves the event unfiltered,
+ * and its filter file then shows why (for a subsystem's write, that the
+ * field was not found or set in one of the system's events).
+ *
+ * Return: 0; -EINVAL when refused; -ENOMEM, and nothing changed.
+ */
+int ivr_event_set_filter(struct ivr_event *ev, const char *text, size_t len,
+			 bool subsystem)
+{
+	struct ivf_error err = { 0 };
+	char *show = NULL;
+	int ret = 0;
+
+	lockdep_assert_held(&ivr_mutex);
+	if (!ivr_filter_is_clear(text, len)) {
+		ret = ivr_filter_apply(ev, text, len, &err);
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret && subsystem)
+			err = (struct ivf_error){
+				"Couldn't find or set field in one of a subsystem's events", 0 };
+		show = ret ? ivr_filter_report(text, len, &err) :
+			     kstrndup(text, len, GFP_KERNEL);
+	} else {
+		ivr_filter_install(&ivr_lane_desc(ev)->filter, NULL);
+	}
+	kfree(ev->filter_text);
+	ev->filter_text = show;
+	ev->filter_set = !ret && show;
+	return ret;
+}
+
+/*
+ * @ev moved lanes: its filter goes with it, compiled against the new
+ * lane's format; the old lane's descriptor (@was_generic's) keeps none.
+ */
+static void ivr_event_refilter(struct ivr_event *ev, bool was_generic)
+{
+	struct ivr_event *old = was_generic ? &ev->gen->ev : ev;
+	struct ivf_error err;
+
+	if (old != ivr_lane_desc(ev))
+		ivr_filter_install(&old->filter, NULL);
+	if (!ev->filter_set)
+		return;
+	if (ivr_filter_apply(ev, ev->filter_text, strlen(ev->filter_text),
+			     &err)) {
+		char *show = ivr_filter_report(ev->filter_text,
+					       strlen(ev->filter_text), &err);
+
+		ivr_filter_install(&ivr_lane_desc(ev)->filter, NULL);
+		if (show) {
+			kfree(ev->filter_text);
+			ev->filter_text = show;
+		}
+		ev->filter_set = false;
+	}
+}
+
+/* Every filter freed: the probes are detached and have returned. */
+void ivr_events_free_filters(void)
+{
+	struct ivr_event *ev;
+
+	mutex_lock(&ivr_mutex);
+	ivr_for_each_event(ev) {
+		ivr_filter_install(&ev->filter, NULL);
+		if (ev->gen)
+			ivr_filter_install(&ev->gen->ev.filter, NULL);
+		kfree(ev->filter_text);
+		ev->filter_text = NULL;
+		ev->filter_set = false;
+	}
+	mutex_unlock(&ivr_mutex);
+	rcu_barrier();
+}
+
 /**
  * ivr_event_set_lane() - carry a native event in the generic lane, or not
  * @ev:		a listed event
@@ -93,11 +249,13 @@ int ivr_event_set_lane(struct ivr_event *ev, bool generic)
 		tracepoint_synchronize_unregister();
 	}
 	ev->lane_generic = generic;
+	ivr_event_refilter(ev, !generic);
 	if (!on)
 		return 0;
 	ret = ivr_event_set(ev, true);
 	if (ret) {
 		ev->lane_generic = !generic;
+		ivr_event_refilter(ev, generic);
 		if (ivr_event_set(ev, true))
 			pr_err("%s:%s is disabled: neither lane could attach it\n",
 			       ev->sys, ev->name);

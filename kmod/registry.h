@@ -24,6 +24,9 @@ int ivr_event_set(struct ivr_event *ev, bool on);
 int ivr_event_set_lane(struct ivr_event *ev, bool generic);
 u16 ivr_event_lane_id(const struct ivr_event *ev);
 int ivr_event_lane_format(const struct ivr_event *ev, char *buf, size_t size);
+int ivr_event_set_filter(struct ivr_event *ev, const char *text, size_t len,
+			 bool subsystem);
+void ivr_events_free_filters(void);
 void ivr_events_disable_all(void);
 int ivr_events_add_formats(struct ivr_instance *inst);
 

@@ -9,12 +9,15 @@
  *   events/<sys>/<event>/format   the format text, as in the segment
  *   events/<sys>/<event>/id       the event's common_type
  *   events/<sys>/<event>/lane     native or generic (generic.c)
+ *   events/<sys>/<event>/filter   the event's filter (include/filter/)
+ *   events/<sys>/filter           a filter for each of the system's events
  *
  * Only events whose tracepoint this kernel has appear, and the generic
  * events once they were added (set_event.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/slab.h>
@@ -33,6 +36,7 @@ struct ivr_evdir {
 struct ivr_sysdir {
 	struct kobject kobj;
 	char *sys;			/* its own copy: events may go */
+	char *filter_report;		/* why no event took the last filter */
 };
 
 static struct kobject *ivr_events_kobj;
@@ -183,13 +187,59 @@ static ssize_t lane_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ? ret : count;
 }
 
+/* The text's length once trailing blanks are gone, as ftrace's strstrip(). */
+static size_t ivr_filter_len(const char *buf, size_t count)
+{
+	while (count && isspace(buf[count - 1]))
+		count--;
+	return count;
+}
+
+static ssize_t filter_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	struct ivr_event *ev = ivr_kobj_event(kobj);
+	ssize_t ret;
+
+	mutex_lock(&ivr_mutex);
+	ret = sysfs_emit(buf, "%s\n", ev->filter_text ? ev->filter_text :
+			 "none");
+	mutex_unlock(&ivr_mutex);
+	return ret;
+}
+
+/*
+ * The text's length once trailing blanks are gone; but a write of a whole
+ * page may have been cut there (kernfs passes a page at a time), and is
+ * passed as it is, for the filter to refuse as too long, as ftrace refuses
+ * a text of a page or more.
+ */
+static size_t ivr_filter_text_len(const char *buf, size_t count)
+{
+	return count >= PAGE_SIZE ? count : ivr_filter_len(buf, count);
+}
+
+static ssize_t filter_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	int ret;
+
+	mutex_lock(&ivr_mutex);
+	ret = ivr_event_set_filter(ivr_kobj_event(kobj), buf,
+				   ivr_filter_text_len(buf, count), false);
+	mutex_unlock(&ivr_mutex);
+	return ret ? ret : count;
+}
+
 static struct kobj_attribute ivr_ev_enable = __ATTR_RW(enable);
+static struct kobj_attribute ivr_ev_filter = __ATTR_RW(filter);
 static BIN_ATTR_RO(format, 0);
 static struct kobj_attribute ivr_ev_id = __ATTR_RO(id);
 static struct kobj_attribute ivr_ev_lane = __ATTR_RW(lane);
 
 static struct attribute *ivr_evdir_attrs[] = {
 	&ivr_ev_enable.attr,
+	&ivr_ev_filter.attr,
 	&ivr_ev_id.attr,
 	&ivr_ev_lane.attr,
 	NULL,
@@ -240,8 +290,71 @@ static ssize_t sys_enable_store(struct kobject *kobj,
 static struct kobj_attribute ivr_sys_enable =
 	__ATTR(enable, 0644, sys_enable_show, sys_enable_store);
 
+/* Until a write that no event took: tracefs's words. */
+#define IVR_SYS_FILTER_HELP \
+	"### global filter ###\n" \
+	"# Use this to set filters for multiple events.\n" \
+	"# Only events with the given fields will be affected.\n" \
+	"# If no events are modified, an error message will be displayed here\n"
+
+static ssize_t sys_filter_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	struct ivr_sysdir *d = container_of(kobj, struct ivr_sysdir, kobj);
+	ssize_t ret;
+
+	mutex_lock(&ivr_mutex);
+	ret = d->filter_report ? sysfs_emit(buf, "%s\n", d->filter_report) :
+				 sysfs_emit(buf, IVR_SYS_FILTER_HELP);
+	mutex_unlock(&ivr_mutex);
+	return ret;
+}
+
+/*
+ * Each event of the system gets the filter, compiled against its own
+ * fields; one that lacks a field is left unfiltered and says so, as in
+ * tracefs.  Refused (-EINVAL) only when no event took it.
+ */
+static ssize_t sys_filter_store(struct kobject *kobj,
+				struct kobj_attribute *attr, const char *buf,
+				size_t count)
+{
+	struct ivr_sysdir *d = container_of(kobj, struct ivr_sysdir, kobj);
+	size_t len = ivr_filter_text_len(buf, count);
+	unsigned int took = 0, events = 0;
+	struct ivr_event *ev;
+	int ret = 0;
+
+	mutex_lock(&ivr_mutex);
+	ivr_for_each_event(ev) {
+		if (!ivr_in_sys(ev, d->sys))
+			continue;
+		events++;
+		ret = ivr_event_set_filter(ev, buf, len, true);
+		if (ret == -ENOMEM)
+			break;
+		took += !ret;
+	}
+	kfree(d->filter_report);
+	d->filter_report = NULL;
+	if (ret != -ENOMEM && events && !took)
+		d->filter_report = kasprintf(GFP_KERNEL,
+			"%.*s\n^\nparse_error: Couldn't find or set field in one of a subsystem's events\n",
+			(int)len, buf);
+	mutex_unlock(&ivr_mutex);
+	if (ret == -ENOMEM)
+		return ret;
+	if (!events)
+		return -ENODEV;
+	return took ? count : -EINVAL;
+}
+
+static struct kobj_attribute ivr_sys_filter =
+	__ATTR(filter, 0644, sys_filter_show, sys_filter_store);
+
 static struct attribute *ivr_sysdir_attrs[] = {
 	&ivr_sys_enable.attr,
+	&ivr_sys_filter.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(ivr_sysdir);
@@ -251,6 +364,7 @@ static void ivr_sysdir_release(struct kobject *kobj)
 	struct ivr_sysdir *d = container_of(kobj, struct ivr_sysdir, kobj);
 
 	kfree(d->sys);
+	kfree(d->filter_report);
 	kfree(d);
 }
 

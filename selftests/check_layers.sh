@@ -46,7 +46,7 @@ not_ok() {
 # Kbuild's include paths, narrowed to what the folder is for.
 case $folder in
 lib)		allowed="include/uapi/*" ;;
-kmod)		allowed="include/uapi/* include/writer/*" ;;
+kmod)		allowed="include/uapi/* include/writer/* include/filter/*" ;;
 include/writer)	allowed="include/uapi/*" ;;
 tools)		allowed="include/uapi/* include/writer/* include/filter/* lib/libivring.h" ;;
 *)		allowed="include/uapi/*" ;;
