@@ -16,23 +16,46 @@ lanes() {
 	done
 }
 
+# filters DIR EVENTS TEXT: the filter TEXT on each of EVENTS in DIR's ring
+# (ivring's or ftrace's); "0" clears them.
+filters() {
+	for e in $2; do
+		echo "$3" > "$1/events/${e%%:*}/${e#*:}/filter" || return 1
+	done
+}
+
+# The filters of the -pass and -fail modes: one predicate on a common
+# field, so that every event has it, which holds for every event, or for
+# none.
+KB_PASS='common_pid >= 0'
+KB_FAIL='common_pid < 0'
+
 # events_on MODE EVENTS: generic is ivring with every event in the
-# generic lane (perf's raw records), ivring the native probes.
+# generic lane (perf's raw records), ivring the native probes;
+# ivring-pass, ivring-fail, ftrace-pass and ftrace-fail the same events
+# with a filter that every event passes, or fails.
 events_on() {
 	case $1 in
 	ftrace) echo "$2" > $f/set_event ;;
 	ivring) echo "$2" > $t/set_event ;;
 	generic) lanes generic "$2" && echo "$2" > $t/set_event ;;
+	ftrace-pass) filters $f "$2" "$KB_PASS" && echo "$2" > $f/set_event ;;
+	ftrace-fail) filters $f "$2" "$KB_FAIL" && echo "$2" > $f/set_event ;;
+	ivring-pass) filters $t "$2" "$KB_PASS" && echo "$2" > $t/set_event ;;
+	ivring-fail) filters $t "$2" "$KB_FAIL" && echo "$2" > $t/set_event ;;
 	esac
 }
 
 # events_off MODE [EVENTS]: a write of only blanks disables every event in
-# both; generic puts EVENTS back in the native lane.
+# both; generic puts EVENTS back in the native lane; the filter modes
+# clear their filters.
 events_off() {
 	case $1 in
 	ftrace) echo > $f/set_event ;;
 	ivring) echo > $t/set_event ;;
 	generic) echo > $t/set_event; lanes native "$2" ;;
+	ftrace-*) echo > $f/set_event; filters $f "$2" 0 ;;
+	ivring-*) echo > $t/set_event; filters $t "$2" 0 ;;
 	esac
 }
 

@@ -25,7 +25,10 @@
 #                     TSC); hpet keeps the VM tests' configuration.
 #   --rounds N        rounds of parts 2 and 3 (default 21)
 #   --modes LIST      the modes of parts 2 and 3, rotated within each round
-#                     (default none,ftrace,ivring,generic; none is needed)
+#                     (default none,ftrace,ivring,generic; none is needed);
+#                     also ivring-pass, ivring-fail, ftrace-pass and
+#                     ftrace-fail: the same events with a filter that each
+#                     of them passes, or fails (guest_lib.sh)
 #   --record          the host records the segment live for the whole
 #                     guest run (ivring-read record -f -q, into a
 #                     trace.dat in /dev/shm, removed after the run), and
@@ -123,8 +126,9 @@ tsc) append=tsc=reliable ;;
 hpet) append= ;;
 *) die "--clock: '$clock' is neither tsc nor hpet" ;;
 esac
-[[ $modes =~ ^(none|ftrace|ivring|generic)(,(none|ftrace|ivring|generic))*$ ]] ||
-	die "--modes: '$modes' is not a list of none, ftrace, ivring, generic"
+m='(none|ftrace|ivring|generic|ftrace-pass|ftrace-fail|ivring-pass|ivring-fail)'
+[[ $modes =~ ^$m(,$m)*$ ]] ||
+	die "--modes: '$modes' is not a list of none, ftrace, ivring, generic, ftrace-pass, ftrace-fail, ivring-pass, ivring-fail"
 [[ ,$modes, == *,none,* ]] || die "--modes: none (no tracing) is the base of every figure"
 ivring_mode=overwrite
 [ "$record" = 1 ] && ivring_mode=discard

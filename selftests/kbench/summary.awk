@@ -32,23 +32,25 @@ function keys(    i, p) {
 
 # One row of parts 2 and 3: a mode's median and quartiles, then @extra.
 function row(m, x, q1, q3, extra) {
-	printf "   %-7s %9.1f  [%7.1f ..%7.1f]%s\n", m, x, q1, q3, extra
+	printf "   %-11s %9.1f  [%7.1f ..%7.1f]%s\n", m, x, q1, q3, extra
 }
 
 # The events of mode @m in its own ring (@iv for ivring's two lanes, @ft
 # for ftrace), from the medians; and in the other ring.
+function is_iv(m) { return m ~ /^(ivring|generic)/ }
+function is_ft(m) { return m ~ /^ftrace/ }
 function own(iv, ft, m) {
-	return m == "ivring" || m == "generic" ? med(iv, m) : m == "ftrace" ? med(ft, m) : 0
+	return is_iv(m) ? med(iv, m) : is_ft(m) ? med(ft, m) : 0
 }
 function other(iv, ft, m) {
-	return m == "ivring" || m == "generic" ? med(ft, m) : m == "ftrace" ? med(iv, m) : med(iv, m) + med(ft, m)
+	return is_iv(m) ? med(ft, m) : is_ft(m) ? med(iv, m) : med(iv, m) + med(ft, m)
 }
 
 # What mode @m lost in its own ring over all its timed runs: ivring's
 # dropped and overwritten events in the ivring modes, ftrace's overwritten
 # ones in ftrace.
 function lost(ivl, ftl, m) {
-	return m == "ivring" || m == "generic" ? ivl[m] : m == "ftrace" ? ftl[m] : ivl[m] + ftl[m]
+	return is_iv(m) ? ivl[m] : is_ft(m) ? ftl[m] : ivl[m] + ftl[m]
 }
 
 # The ratios of mode @a against mode @b in v[mode, round]: of their
@@ -67,7 +69,7 @@ function ratios(v, a, b,    r, po, pt, x, xlo, xhi, y, mn, ma, mb) {
 	mn = med(v, "none"); ma = med(v, a); mb = med(v, b)
 	x = med(po, ""); xlo = lo; xhi = hi
 	y = med(pt, "")
-	printf "   %-15s %7.3f   %.3f [%.3f .. %.3f]     %7.3f   %.3f [%.3f .. %.3f]\n", a "/" b, mb - mn ? (ma - mn) / (mb - mn) : 0, x, xlo, xhi, mb ? ma / mb : 0, y, lo, hi
+	printf "   %-23s %7.3f   %.3f [%.3f .. %.3f]     %7.3f   %.3f [%.3f .. %.3f]\n", a "/" b, mb - mn ? (ma - mn) / (mb - mn) : 0, x, xlo, xhi, mb ? ma / mb : 0, y, lo, hi
 }
 
 function ratio_table(v) {
@@ -76,6 +78,10 @@ function ratio_table(v) {
 	ratios(v, "ivring", "ftrace")
 	ratios(v, "generic", "ftrace")
 	ratios(v, "generic", "ivring")
+	ratios(v, "ivring-pass", "ftrace-pass")
+	ratios(v, "ivring-fail", "ftrace-fail")
+	ratios(v, "ivring-pass", "ivring")
+	ratios(v, "ivring-fail", "ivring")
 }
 
 END {
@@ -95,8 +101,8 @@ END {
 	}
 
 	n = 0
-	split("none ftrace ivring generic", all, " ")
-	for (i = 1; i <= 4; i++)
+	na = split("none ftrace ivring generic ftrace-pass ivring-pass ftrace-fail ivring-fail", all, " ")
+	for (i = 1; i <= na; i++)
 		if (all[i] in seen)
 			modes[++n] = all[i]
 	printf "2. Tracepoint to ring: raw_syscalls:sys_enter on getppid() (%d rounds; ns per call)\n", rounds
