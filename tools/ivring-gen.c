@@ -756,12 +756,17 @@ int main(int argc, char **argv)
 			struct gen_thread *t = &threads[i];
 			struct ivring_cpu *c = cpus[i].shared;
 
+			char filtered[48] = "";
+
+			/* Only with --filter: scripts read the line as it was. */
+			if (opt.filter)
+				snprintf(filtered, sizeof(filtered),
+					 ", filtered %llu", t->task_filtered);
 			fprintf(stderr,
-				PROG ": cpu%u: written %llu (task %llu, nested %llu), not written %llu, filtered %llu; segment: entries %llu dropped %llu overrun %llu\n",
+				PROG ": cpu%u: written %llu (task %llu, nested %llu), not written %llu%s; segment: entries %llu dropped %llu overrun %llu\n",
 				i, t->task_seq + t->sig_seq, t->task_seq,
 				t->sig_seq, t->task_failed + t->sig_failed,
-				t->task_filtered, c->entries, c->dropped,
-				c->overrun);
+				filtered, c->entries, c->dropped, c->overrun);
 		}
 		fprintf(stderr, PROG ": %s: %s\n", path,
 			opt.stop ? "stopped" : "left live");
