@@ -25,17 +25,20 @@ struct ivr_filter {
 
 /*
  * A filtered record is built in one of these, one per nesting level on a
- * CPU (task, softirq, hardirq, NMI), and copied to the ring if it passes:
- * the filter never reads back from the segment, which the host may
- * rewrite at any moment.  A record larger than IVR_SCRATCH_SIZE (no
- * native event is) goes to the ring unfiltered.
+ * CPU (task, softirq, hardirq, NMI, and two more for a probe that a
+ * kprobe in a probe's path interrupts), and copied to the ring if it
+ * passes: the filter never reads back from the segment, which the host
+ * may rewrite at any moment.  A buffer holds the largest record perf
+ * gives the generic lane (PERF_MAX_TRACE_SIZE); no native one is larger.
+ * Only a seventh nested level, which no context nests to, goes to the
+ * ring unfiltered.
  */
-#define IVR_SCRATCH_LEVELS	4
-#define IVR_SCRATCH_SIZE	4096
+#define IVR_SCRATCH_LEVELS	6
+#define IVR_SCRATCH_SIZE	8192
 
 struct ivr_scratch {
 	unsigned int depth;
-	u8 buf[IVR_SCRATCH_LEVELS][IVR_SCRATCH_SIZE];
+	u8 *buf;		/* IVR_SCRATCH_LEVELS * IVR_SCRATCH_SIZE bytes */
 };
 
 extern struct ivr_scratch __percpu *ivr_scratch;
@@ -51,5 +54,14 @@ struct ivr_filter *ivr_filter_compile(const char *text, size_t len,
 				      struct ivf_error *err);
 /* Replace @slot's filter with @f (may be NULL); the old one is freed later. */
 void ivr_filter_install(struct ivr_filter __rcu **slot, struct ivr_filter *f);
+/*
+ * What a filter file shows after @text was refused: the text, a caret
+ * under the byte at fault and the parse error, as tracefs shows it.
+ */
+char *ivr_filter_report(const char *text, size_t len,
+			const struct ivf_error *err);
+/* A system's filter that an event of it does not take, as ftrace says. */
+#define IVR_SUBSYS_ERROR \
+	"Couldn't find or set field in one of a subsystem's events"
 
 #endif /* IVRING_KMOD_EV_FILTER_H */

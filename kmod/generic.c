@@ -145,6 +145,36 @@ static notrace void ivr_generic_overflow(struct perf_event *pe,
 
 /* --- enabling ------------------------------------------------------------ */
 
+/*
+ * The kernel's event changed (ivr_generic_refresh()): the filter in force
+ * is compiled again for its new fields; one they no longer fit is dropped,
+ * and the event's filter file says why, as a refused write would.
+ */
+static void ivr_generic_refilter(struct ivr_generic *g)
+{
+	struct ivr_event *owner = g->owner;
+	struct ivf_error err = { .msg = "Out of memory" };
+	struct ivr_filter *f;
+	char *show;
+
+	if (!owner->lane_generic || !owner->filter_set)
+		return;
+	f = ivr_filter_compile(owner->filter_text, strlen(owner->filter_text),
+			       g->format, g->format_len, &err);
+	if (IS_ERR(f))
+		f = NULL;
+	if (!f) {
+		show = ivr_filter_report(owner->filter_text,
+					 strlen(owner->filter_text), &err);
+		if (show) {
+			kfree(owner->filter_text);
+			owner->filter_text = show;
+		}
+		owner->filter_set = false;
+	}
+	ivr_filter_install(&g->ev.filter, f);
+}
+
 static void ivr_generic_detach(struct ivr_generic *g)
 {
 	unsigned int cpu;
@@ -273,6 +303,8 @@ int ivr_generic_set(struct ivr_event *ev, bool on)
 	ret = ivr_generic_refresh(g);
 	if (ret < 0)
 		return ret;
+	if (ret > 0)
+		ivr_generic_refilter(g);
 	ret = ivr_generic_attach(g);
 	if (ret)
 		return ret;

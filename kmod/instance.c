@@ -24,7 +24,7 @@ void ivr_instance_publish(struct ivr_instance *inst)
 	lockdep_assert_held(&ivr_mutex);
 	/*
 	 * The formatted segment and writer state before the pointer: paired
-	 * with rcu_dereference_sched() in ivr_probe_reserve() (probe.h) and
+	 * with rcu_dereference_sched() in ivr_probe_start() (probe.h) and
 	 * ivr_marker_room() (marker.c).
 	 */
 	rcu_assign_pointer(ivr_inst, inst);

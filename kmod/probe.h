@@ -104,20 +104,19 @@ struct ivr_probe {
 
 /*
  * This CPU's scratch buffer at the next nesting level, for @len bytes:
- * NULL if the record does not fit one (it then goes to the ring
- * unfiltered).  Nested contexts finish before the one they interrupted
- * goes on, so the levels are a stack.
+ * NULL if none is left (ev_filter.h).  Nested contexts finish before the
+ * one they interrupted goes on, so the levels are a stack.
  */
 static __always_inline void *ivr_scratch_get(u32 len)
 {
 	struct ivr_scratch *s = this_cpu_ptr(ivr_scratch);
-	unsigned int level = s->depth;
+	unsigned int level = READ_ONCE(s->depth);
 
 	if (len > IVR_SCRATCH_SIZE || level >= IVR_SCRATCH_LEVELS)
 		return NULL;
 	WRITE_ONCE(s->depth, level + 1);
 	barrier();
-	return s->buf[level];
+	return s->buf + level * IVR_SCRATCH_SIZE;
 }
 
 static __always_inline void ivr_scratch_put(void)
@@ -125,7 +124,7 @@ static __always_inline void ivr_scratch_put(void)
 	struct ivr_scratch *s = this_cpu_ptr(ivr_scratch);
 
 	barrier();
-	WRITE_ONCE(s->depth, s->depth - 1);
+	WRITE_ONCE(s->depth, READ_ONCE(s->depth) - 1);
 }
 
 /*

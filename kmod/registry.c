@@ -80,55 +80,41 @@ static bool ivr_filter_is_clear(const char *text, size_t len)
 }
 
 /*
- * What the filter file shows after @text was refused: the text, a caret
- * under the byte at fault, and ftrace's message (append_filter_err()).
- * ftrace's report of a long text outgrows the page that shows it, and
- * loses the message; here the text is then cut to the 64 bytes around
- * the fault, between "...".
+ * The format of @ev in a lane (@generic: the generic one), as the segment
+ * holds it.  Its length, or -E2BIG when @buf is too small.
  */
-#define IVR_REPORT_AROUND	32
-
-static char *ivr_filter_report(const char *text, size_t len,
-			       const struct ivf_error *err)
+static int ivr_event_format_in(const struct ivr_event *ev, bool generic,
+			       char *buf, size_t size)
 {
-	size_t pos = min_t(size_t, err->pos, len), from, to;
-
-	if (2 * len + strlen(err->msg) + 32 < PAGE_SIZE)
-		return kasprintf(GFP_KERNEL, "%.*s\n%*s^\nparse_error: %s\n",
-				 (int)len, text, (int)pos, "", err->msg);
-	from = pos > IVR_REPORT_AROUND ? pos - IVR_REPORT_AROUND : 0;
-	to = min(len, pos + IVR_REPORT_AROUND);
-	return kasprintf(GFP_KERNEL, "...%.*s...\n%*s^\nparse_error: %s\n",
-			 (int)(to - from), text + from, (int)(pos - from + 3),
-			 "", err->msg);
+	if (!generic)
+		return ivr_event_format(ev, buf, size);
+	if (ev->gen->format_len > size)
+		return -E2BIG;
+	memcpy(buf, ev->gen->format, ev->gen->format_len);
+	return ev->gen->format_len;
 }
 
 /*
- * Compile @text for the lane in use and install it there; the other
- * lane's descriptor gets none.  0, -EINVAL with *@report, or -ENOMEM.
+ * @text compiled against @ev's format in a lane: the filter; NULL with
+ * @err set when it is not a filter of those fields; ERR_PTR(-errno) when
+ * that could not be found out (no memory, a format too long).
  */
-static int ivr_filter_apply(struct ivr_event *ev, const char *text,
-			    size_t len, struct ivf_error *err)
+static struct ivr_filter *ivr_filter_for(struct ivr_event *ev, bool generic,
+					 const char *text, size_t len,
+					 struct ivf_error *err)
 {
-	struct ivr_event *lane = ivr_lane_desc(ev);
 	struct ivr_filter *f;
 	char *fmt;
 	int flen;
 
-	fmt = kmalloc(IVRING_FORMAT_TEXT_MAX, GFP_KERNEL);
+	fmt = kvmalloc(IVRING_FORMAT_TEXT_MAX, GFP_KERNEL);
 	if (!fmt)
-		return -ENOMEM;
-	flen = ivr_event_lane_format(ev, fmt, IVRING_FORMAT_TEXT_MAX);
-	if (flen < 0) {
-		kfree(fmt);
-		return flen;
-	}
-	f = ivr_filter_compile(text, len, fmt, flen, err);
-	kfree(fmt);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	ivr_filter_install(&lane->filter, f);
-	return f ? 0 : -EINVAL;
+		return ERR_PTR(-ENOMEM);
+	flen = ivr_event_format_in(ev, generic, fmt, IVRING_FORMAT_TEXT_MAX);
+	f = flen < 0 ? ERR_PTR(flen) :
+	    ivr_filter_compile(text, len, fmt, flen, err);
+	kvfree(fmt);
+	return f;
 }
 
 /**
@@ -142,62 +128,41 @@ static int ivr_filter_apply(struct ivr_event *ev, const char *text,
  * and its filter file then shows why (for a subsystem's write, that the
  * field was not found or set in one of the system's events).
  *
- * Return: 0; -EINVAL when refused; -ENOMEM, and nothing changed.
+ * Return: 0; -EINVAL when refused; another -errno (-ENOMEM), and nothing
+ * changed.
  */
 int ivr_event_set_filter(struct ivr_event *ev, const char *text, size_t len,
 			 bool subsystem)
 {
 	struct ivf_error err = { 0 };
+	struct ivr_filter *f = NULL;
 	char *show = NULL;
-	int ret = 0;
 
 	lockdep_assert_held(&ivr_mutex);
 	if (!ivr_filter_is_clear(text, len)) {
-		ret = ivr_filter_apply(ev, text, len, &err);
-		if (ret == -ENOMEM)
-			return ret;
-		if (ret && subsystem)
-			err = (struct ivf_error){
-				"Couldn't find or set field in one of a subsystem's events", 0 };
-		show = ret ? ivr_filter_report(text, len, &err) :
-			     kstrndup(text, len, GFP_KERNEL);
-	} else {
-		ivr_filter_install(&ivr_lane_desc(ev)->filter, NULL);
+		f = ivr_filter_for(ev, ev->lane_generic, text, len, &err);
+		if (IS_ERR(f))
+			return PTR_ERR(f);
+		if (!f && subsystem)
+			err = (struct ivf_error){ IVR_SUBSYS_ERROR, 0 };
+		show = f ? kstrndup(text, len, GFP_KERNEL) :
+			   ivr_filter_report(text, len, &err);
+		if (!show) {
+			kfree(f);
+			return -ENOMEM;
+		}
 	}
+	ivr_filter_install(&ivr_lane_desc(ev)->filter, f);
 	kfree(ev->filter_text);
 	ev->filter_text = show;
-	ev->filter_set = !ret && show;
-	return ret;
+	ev->filter_set = f;
+	return show && !f ? -EINVAL : 0;
 }
 
 /*
- * @ev moved lanes: its filter goes with it, compiled against the new
- * lane's format; the old lane's descriptor (@was_generic's) keeps none.
+ * Every filter given back, at exit: the probes are detached and have
+ * returned (freed after a grace period, which runs no code of ours).
  */
-static void ivr_event_refilter(struct ivr_event *ev, bool was_generic)
-{
-	struct ivr_event *old = was_generic ? &ev->gen->ev : ev;
-	struct ivf_error err;
-
-	if (old != ivr_lane_desc(ev))
-		ivr_filter_install(&old->filter, NULL);
-	if (!ev->filter_set)
-		return;
-	if (ivr_filter_apply(ev, ev->filter_text, strlen(ev->filter_text),
-			     &err)) {
-		char *show = ivr_filter_report(ev->filter_text,
-					       strlen(ev->filter_text), &err);
-
-		ivr_filter_install(&ivr_lane_desc(ev)->filter, NULL);
-		if (show) {
-			kfree(ev->filter_text);
-			ev->filter_text = show;
-		}
-		ev->filter_set = false;
-	}
-}
-
-/* Every filter freed: the probes are detached and have returned. */
 void ivr_events_free_filters(void)
 {
 	struct ivr_event *ev;
@@ -212,7 +177,6 @@ void ivr_events_free_filters(void)
 		ev->filter_set = false;
 	}
 	mutex_unlock(&ivr_mutex);
-	rcu_barrier();
 }
 
 /**
@@ -222,12 +186,17 @@ void ivr_events_free_filters(void)
  *
  * An enabled event is detached from one lane and attached to the other;
  * the hits in between are not traced.  A generic event with no native
- * probe has one lane only.
+ * probe has one lane only.  Its filter goes along, compiled against the
+ * other lane's fields.
  *
- * Return: 0 or -errno (the event stays as it was).
+ * Return: 0 or -errno (the event stays as it was): -EINVAL too when its
+ * filter does not fit the other lane.
  */
 int ivr_event_set_lane(struct ivr_event *ev, bool generic)
 {
+	struct ivr_event *from, *to;
+	struct ivr_filter *f = NULL, *old;
+	struct ivf_error err;
 	bool on = ev->enabled;
 	int ret;
 
@@ -241,26 +210,51 @@ int ivr_event_set_lane(struct ivr_event *ev, bool generic)
 		if (ret)
 			return ret;
 	}
+	/*
+	 * The filter in force must fit the other lane's fields too: compiled
+	 * for it first, so that a move it does not fit changes nothing.
+	 */
+	if (ev->filter_set) {
+		f = ivr_filter_for(ev, generic, ev->filter_text,
+				   strlen(ev->filter_text), &err);
+		if (IS_ERR(f))
+			return PTR_ERR(f);
+		if (!f)
+			return -EINVAL;
+	}
 	if (on) {
 		ret = ivr_event_set(ev, false);
-		if (ret)
+		if (ret) {
+			kfree(f);
 			return ret;
+		}
 		/* No hit in flight in the old lane while the new one starts. */
 		tracepoint_synchronize_unregister();
 	}
+	from = ivr_lane_desc(ev);
+	to = generic ? &ev->gen->ev : ev;
+	/* No probe of the old lane runs: its filter can be held, not freed. */
+	old = rcu_replace_pointer(from->filter, NULL,
+				  lockdep_is_held(&ivr_mutex));
+	ivr_filter_install(&to->filter, f);
 	ev->lane_generic = generic;
-	ivr_event_refilter(ev, !generic);
 	if (!on)
-		return 0;
+		goto done;
 	ret = ivr_event_set(ev, true);
 	if (ret) {
 		ev->lane_generic = !generic;
-		ivr_event_refilter(ev, generic);
+		ivr_filter_install(&to->filter, NULL);
+		rcu_assign_pointer(from->filter, old);
+		old = NULL;
 		if (ivr_event_set(ev, true))
 			pr_err("%s:%s is disabled: neither lane could attach it\n",
 			       ev->sys, ev->name);
+		return ret;
 	}
-	return ret;
+done:
+	/* Read by no probe since the detach above. */
+	kfree(old);
+	return 0;
 }
 
 /* The id of the lane in use: a native event's generic twin has its own. */

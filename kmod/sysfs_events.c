@@ -25,6 +25,7 @@
 #include <linux/sysfs.h>
 
 #include "control.h"
+#include "ev_filter.h"
 #include "testing.h"
 
 struct ivr_evdir {
@@ -208,25 +209,20 @@ static ssize_t filter_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret;
 }
 
-/*
- * The text's length once trailing blanks are gone; but a write of a whole
- * page may have been cut there (kernfs passes a page at a time), and is
- * passed as it is, for the filter to refuse as too long, as ftrace refuses
- * a text of a page or more.
- */
-static size_t ivr_filter_text_len(const char *buf, size_t count)
-{
-	return count >= PAGE_SIZE ? count : ivr_filter_len(buf, count);
-}
-
 static ssize_t filter_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
 	int ret;
 
+	/*
+	 * kernfs passes a page at a time: a text of a page or more may have
+	 * been cut.  Refused, changing nothing, as ftrace refuses it.
+	 */
+	if (count >= PAGE_SIZE)
+		return -EINVAL;
 	mutex_lock(&ivr_mutex);
 	ret = ivr_event_set_filter(ivr_kobj_event(kobj), buf,
-				   ivr_filter_text_len(buf, count), false);
+				   ivr_filter_len(buf, count), false);
 	mutex_unlock(&ivr_mutex);
 	return ret ? ret : count;
 }
@@ -320,29 +316,30 @@ static ssize_t sys_filter_store(struct kobject *kobj,
 				size_t count)
 {
 	struct ivr_sysdir *d = container_of(kobj, struct ivr_sysdir, kobj);
-	size_t len = ivr_filter_text_len(buf, count);
+	size_t len = ivr_filter_len(buf, count);
 	unsigned int took = 0, events = 0;
 	struct ivr_event *ev;
 	int ret = 0;
 
+	if (count >= PAGE_SIZE)
+		return -EINVAL;
 	mutex_lock(&ivr_mutex);
 	ivr_for_each_event(ev) {
 		if (!ivr_in_sys(ev, d->sys))
 			continue;
 		events++;
 		ret = ivr_event_set_filter(ev, buf, len, true);
-		if (ret == -ENOMEM)
+		if (ret && ret != -EINVAL)
 			break;
 		took += !ret;
 	}
 	kfree(d->filter_report);
 	d->filter_report = NULL;
-	if (ret != -ENOMEM && events && !took)
-		d->filter_report = kasprintf(GFP_KERNEL,
-			"%.*s\n^\nparse_error: Couldn't find or set field in one of a subsystem's events\n",
-			(int)len, buf);
+	if ((!ret || ret == -EINVAL) && events && !took)
+		d->filter_report = ivr_filter_report(buf, len,
+				&(struct ivf_error){ IVR_SUBSYS_ERROR, 0 });
 	mutex_unlock(&ivr_mutex);
-	if (ret == -ENOMEM)
+	if (ret && ret != -EINVAL)
 		return ret;
 	if (!events)
 		return -ENODEV;

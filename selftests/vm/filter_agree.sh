@@ -5,12 +5,14 @@
 # Event filters against the guest's own ftrace, in one guest run.
 #
 # 1. Hostile filter texts, each written to ivring's sched_switch filter
-#    file: longer than a sysfs write, more predicates than the limit,
-#    nested too deep, an unknown field, a string on a number, a string
-#    operator on a number, a number out of range.  Each write must fail,
-#    and the file must then show ftrace's report: the text, a caret, and
-#    the parse error.  A subsystem's filter that no event takes is
-#    refused too.
+#    file: longer than a sysfs write (refused, nothing changed), more
+#    predicates than the limit, nested too deep, an unknown field, a
+#    string on a number, a string operator on a number, a number out of
+#    range.  Each write must fail, and the file must then show ftrace's
+#    report: the text, a caret, and the parse error.  A subsystem's
+#    filter that no event takes is refused too; "0" clears; one that
+#    they take is set on each; a filter in force moves with its event to
+#    the generic lane and back.
 # 2. Agreement: sched_switch in the native lane and sched_wakeup moved to
 #    the generic lane get the same filters in ivring and in ftrace (a
 #    numeric field, a string glob, common_pid, && and ||, !), and ftrace
@@ -58,6 +60,16 @@ hostile out-of-range 'prev_prio == 4294967296'
 echo 'nosuch == 1' > $t/events/sched/filter 2> /dev/null
 echo "HOSTILE subsystem rc=$? $(tail -n 2 $t/events/sched/filter | head -n 1)"
 echo "FILTER-AFTER $(head -n 1 $sw)"
+echo 0 > $sw || exit 16
+echo "FILTER-CLEARED $(cat $sw)"
+echo 'common_pid >= 0' > $t/events/sched/filter || exit 17
+echo "FILTER-SUBSYS $(cat $sw)"
+# A filter in force moves with its event to the other lane and back.
+echo 'prev_pid > 0 || next_comm ~ "k*"' > $sw || exit 18
+echo generic > $t/events/sched/sched_switch/lane || exit 19
+echo "FILTER-GENERIC $(cat $sw)"
+echo native > $t/events/sched/sched_switch/lane || exit 19
+echo "FILTER-NATIVE $(cat $sw)"
 
 # 2. The same filters in both.
 swf='(prev_comm ~ "sh*" || next_pid == 0) && prev_prio >= 100 && !(common_pid < 0)'
@@ -104,7 +116,7 @@ while read -r what msg; do
 	*) echo "not ok: $what: $line, expected $msg"; fails=1 ;;
 	esac
 done <<'EXPECT'
-too-long parse_error: Filter too long
+too-long none
 too-many parse_error: Too many terms in predicate expression
 too-deep parse_error: Too many '('
 unknown-field parse_error: Field not found
@@ -113,8 +125,21 @@ string-op-on-number parse_error: Expecting numeric field
 out-of-range parse_error: Illegal integer value
 subsystem parse_error: Couldn't find or set field in one of a subsystem's events
 EXPECT
-grep -q '^FILTER-SET (prev_comm ~ "sh\*"' "$vm_tmp/console" ||
-	{ echo "not ok: the filter file does not show the filter set"; fails=1; }
+while read -r tag want; do
+	if grep -qxF "$tag $want" "$vm_tmp/console"; then
+		echo "ok: $tag $want"
+	else
+		echo "not ok: $tag: $(grep "^$tag " "$vm_tmp/console"), expected $want"
+		fails=1
+	fi
+done <<'EXPECT'
+FILTER-AFTER nosuch == 1
+FILTER-CLEARED none
+FILTER-SUBSYS common_pid >= 0
+FILTER-GENERIC prev_pid > 0 || next_comm ~ "k*"
+FILTER-NATIVE prev_pid > 0 || next_comm ~ "k*"
+FILTER-SET (prev_comm ~ "sh*" || next_pid == 0) && prev_prio >= 100 && !(common_pid < 0)
+EXPECT
 
 # 2.  "CPU TS name: fields", whitespace squeezed, for vm_check_ftrace_run;
 # an exiting task's last switch may say Z or X (ftrace_agree.sh).
