@@ -13,6 +13,8 @@
 #include "registry.h"
 #include "segment.h"
 
+struct attribute_group;
+struct bin_attribute;
 struct kobj_attribute;
 struct kobject;
 
@@ -28,6 +30,12 @@ int ivr_sysfs_add_event(struct ivr_event *ev);
 
 /* set_event.c */
 extern struct kobj_attribute ivr_set_event_attr;
+
+/* set_event_pid.c: the pid lists' files, and options/ */
+extern struct bin_attribute bin_attr_set_event_pid;
+extern struct bin_attribute bin_attr_set_event_notrace_pid;
+extern const struct attribute_group ivr_options_group;
+void ivr_set_event_pid_exit(void);
 
 /* per_cpu.c: per_cpu/ */
 int ivr_per_cpu_init(struct kobject *root);

@@ -18,6 +18,7 @@
 #include "control.h"
 #include "driver.h"
 #include "ev_filter.h"
+#include "ev_pid.h"
 #include "generic.h"
 #include "lanes.h"
 #include "registry.h"
@@ -32,8 +33,9 @@
  *   the filters' scratch buffers      free them, and every filter
  *   mount tracefs privately           free the generic events, unmount
  *   register the PCI driver           unregister it (remove: STOPPED)
- *                                     detach every probe and perf
- *                                     counter, synchronize
+ *                                     detach every probe (the pid
+ *                                     lists' too) and perf counter,
+ *                                     synchronize; free the pid lists
  *   create /sys/kernel/ivring         remove it
  *   start the clock poller            stop it
  *
@@ -59,6 +61,7 @@ static int __init ivr_init(void)
 
 	ivr_events_init_ids();
 	ivr_events_lookup();
+	ivr_pids_init();
 	ret = ivr_filter_init();
 	if (ret)
 		return ret;
@@ -85,6 +88,7 @@ static int __init ivr_init(void)
 	return 0;
 
 probes:
+	ivr_pids_exit();
 	ivr_events_disable_all();
 	ivr_pci_unregister();
 	ivr_events_free_filters();
@@ -101,6 +105,7 @@ static void __exit ivr_exit(void)
 	ivr_sysfs_exit();
 	/* nor a CPU coming online a perf counter. */
 	ivr_generic_stop();
+	ivr_pids_exit();
 	/* Probes next: their code and the instance must outlive them. */
 	ivr_events_disable_all();
 	ivr_pci_unregister();

@@ -16,6 +16,7 @@
 #include <linux/trace_events.h>
 
 #include "ev_filter.h"
+#include "ev_pid.h"
 #include "lanes.h"
 #include "testing.h"
 
@@ -153,6 +154,13 @@ static __always_inline void *ivr_probe_start(const struct ivr_event *ev,
 	if (!READ_ONCE(ivr_tracing_on))
 		return NULL;
 	preempt_disable_notrace();
+	/*
+	 * A task that the pid lists leave out (ev_pid.h), before anything
+	 * else.  trace_marker's lines are no task's event; ftrace does not
+	 * filter them by pid either.
+	 */
+	if (ivr_pid_ignored() && ev != &ivr_marker_event)
+		goto out;
 	inst = rcu_dereference_sched(ivr_inst);
 	if (!inst)
 		goto out;

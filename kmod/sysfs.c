@@ -8,6 +8,9 @@
  *   available_events              "sys:event lane", one a line: every
  *                                 event of the kernel
  *   set_event                     tracefs's syntax (set_event.c)
+ *   set_event_pid                 the tasks followed, and not followed,
+ *   set_event_notrace_pid         as in tracefs (set_event_pid.c)
+ *   options/event-fork            0/1: children join their parent's list
  *   mode                          discard or overwrite; changes only while
  *                                 tracing_on is 0, and empties the rings
  *   reset                         write 1: empty the rings (the segment is
@@ -158,6 +161,8 @@ static struct attribute *ivr_root_attrs[] = {
 
 static struct bin_attribute *ivr_root_bin_attrs[] = {
 	&bin_attr_available_events,
+	&bin_attr_set_event_pid,
+	&bin_attr_set_event_notrace_pid,
 	NULL,
 };
 
@@ -174,6 +179,8 @@ int ivr_sysfs_init(void)
 	if (!ivr_root)
 		goto err;
 	ret = sysfs_create_group(ivr_root, &ivr_root_group);
+	if (!ret)
+		ret = sysfs_create_group(ivr_root, &ivr_options_group);
 	if (!ret)
 		ret = ivr_test_fail_init("sysfs");
 	if (!ret)
@@ -201,6 +208,7 @@ void ivr_sysfs_exit(void)
 	ivr_sysfs_events_exit();
 	kobject_put(ivr_root);
 	ivr_root = NULL;
+	ivr_set_event_pid_exit();
 	kvfree(ivr_avail_text);
 	ivr_avail_text = NULL;
 }
