@@ -29,11 +29,15 @@ filters() {
 # none.
 KB_PASS='common_pid >= 0'
 KB_FAIL='common_pid < 0'
+# The pid of the -nopid modes' set_event_pid: one that no task has (the
+# guest's pid_max is far below it), so every event is of a pid not listed.
+KB_NOPID=4194303
 
 # events_on MODE EVENTS: generic is ivring with every event in the
 # generic lane (perf's raw records), ivring the native probes;
 # ivring-pass, ivring-fail, ftrace-pass and ftrace-fail the same events
-# with a filter that every event passes, or fails.
+# with a filter that every event passes, or fails; ivring-nopid and
+# ftrace-nopid with a set_event_pid that lists no task of the guest.
 events_on() {
 	case $1 in
 	ftrace) echo "$2" > $f/set_event ;;
@@ -43,19 +47,21 @@ events_on() {
 	ftrace-fail) filters $f "$2" "$KB_FAIL" && echo "$2" > $f/set_event ;;
 	ivring-pass) filters $t "$2" "$KB_PASS" && echo "$2" > $t/set_event ;;
 	ivring-fail) filters $t "$2" "$KB_FAIL" && echo "$2" > $t/set_event ;;
+	ftrace-nopid) echo $KB_NOPID > $f/set_event_pid && echo "$2" > $f/set_event ;;
+	ivring-nopid) echo $KB_NOPID > $t/set_event_pid && echo "$2" > $t/set_event ;;
 	esac
 }
 
 # events_off MODE [EVENTS]: a write of only blanks disables every event in
-# both; generic puts EVENTS back in the native lane; the filter modes
-# clear their filters.
+# both; generic puts EVENTS back in the native lane; the filter and pid
+# modes clear their filters and set_event_pid.
 events_off() {
 	case $1 in
 	ftrace) echo > $f/set_event ;;
 	ivring) echo > $t/set_event ;;
 	generic) echo > $t/set_event; lanes native "$2" ;;
-	ftrace-*) echo > $f/set_event; filters $f "$2" 0 ;;
-	ivring-*) echo > $t/set_event; filters $t "$2" 0 ;;
+	ftrace-*) echo > $f/set_event; filters $f "$2" 0; echo > $f/set_event_pid ;;
+	ivring-*) echo > $t/set_event; filters $t "$2" 0; echo > $t/set_event_pid ;;
 	esac
 }
 

@@ -28,7 +28,9 @@
 #                     (default none,ftrace,ivring,generic; none is needed);
 #                     also ivring-pass, ivring-fail, ftrace-pass and
 #                     ftrace-fail: the same events with a filter that each
-#                     of them passes, or fails (guest_lib.sh)
+#                     of them passes, or fails; ivring-nopid and
+#                     ftrace-nopid: with a set_event_pid that lists no
+#                     task of the guest (guest_lib.sh)
 #   --record          the host records the segment live for the whole
 #                     guest run (ivring-read record -f -q, into a
 #                     trace.dat in /dev/shm, removed after the run), and
@@ -126,9 +128,9 @@ tsc) append=tsc=reliable ;;
 hpet) append= ;;
 *) die "--clock: '$clock' is neither tsc nor hpet" ;;
 esac
-m='(none|ftrace|ivring|generic|ftrace-pass|ftrace-fail|ivring-pass|ivring-fail)'
+m='(none|ftrace|ivring|generic|ftrace-pass|ftrace-fail|ivring-pass|ivring-fail|ftrace-nopid|ivring-nopid)'
 [[ $modes =~ ^$m(,$m)*$ ]] ||
-	die "--modes: '$modes' is not a list of none, ftrace, ivring, generic, ftrace-pass, ftrace-fail, ivring-pass, ivring-fail"
+	die "--modes: '$modes' is not a list of none, ftrace, ivring, generic, ftrace-pass, ftrace-fail, ivring-pass, ivring-fail, ftrace-nopid, ivring-nopid"
 [[ ,$modes, == *,none,* ]] || die "--modes: none (no tracing) is the base of every figure"
 ivring_mode=overwrite
 [ "$record" = 1 ] && ivring_mode=discard

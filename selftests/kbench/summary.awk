@@ -82,6 +82,8 @@ function ratio_table(v) {
 	ratios(v, "ivring-fail", "ftrace-fail")
 	ratios(v, "ivring-pass", "ivring")
 	ratios(v, "ivring-fail", "ivring")
+	ratios(v, "ivring-nopid", "ftrace-nopid")
+	ratios(v, "ivring-nopid", "ivring")
 }
 
 END {
@@ -101,7 +103,7 @@ END {
 	}
 
 	n = 0
-	na = split("none ftrace ivring generic ftrace-pass ivring-pass ftrace-fail ivring-fail", all, " ")
+	na = split("none ftrace ivring generic ftrace-pass ivring-pass ftrace-fail ivring-fail ftrace-nopid ivring-nopid", all, " ")
 	for (i = 1; i <= na; i++)
 		if (all[i] in seen)
 			modes[++n] = all[i]
