@@ -32,8 +32,8 @@
 #   IVRING_VM_REQUIRED the VM tests fail, not skip, when qemu, the kernel
 #                      image or the module is missing (default 1)
 #   IVRING_VM_SMOKE    the vm/ tests run on the other kernels (default:
-#                      e2e_sched ftrace_agree long_run scribble preempt_storm
-#                      generic_lane)
+#                      e2e_sched ftrace_agree preempt_storm generic_lane
+#                      pid_follow)
 #   IVRING_VM_MATRIX   1: every vm/ test on every kernel (make check-matrix)
 #   IVRING_SOAK        N: every vm/ test N times, with a summary of each
 #                      one's failures and their logs (make check-soak)
@@ -390,7 +390,7 @@ declare -A soak_runs soak_failed soak_logs
 
 # The tag of this run's segments in /dev/shm (vm/lib.sh, vm_shm).
 export IVRING_SHM_TAG=r$$
-vm_smoke=${IVRING_VM_SMOKE:-e2e_sched ftrace_agree long_run scribble preempt_storm generic_lane}
+vm_smoke=${IVRING_VM_SMOKE:-e2e_sched ftrace_agree preempt_storm generic_lane pid_follow}
 vm_suite vm "$build/module/ivring.ko"
 default_kver=$(modinfo -F vermagic "$build/module/ivring.ko" 2>/dev/null | cut -d' ' -f1)
 for mod in "$build"/module-*/ivring.ko; do
@@ -402,11 +402,11 @@ for mod in "$build"/module-*/ivring.ko; do
 	if [ "${IVRING_VM_MATRIX:-0}" = 1 ]; then
 		vm_suite "vm-$kver" "$mod"
 	else
-		# A smoke run: long_run's load for 10 s, not 20 (the default
-		# kernel's whole run has the 20; check-matrix too).
+		# A smoke run: what depends on the kernel's version and
+		# preemption model (its tracepoints' layouts, perf, preemptible
+		# callers, the scheduler's probes).
 		# shellcheck disable=SC2086 # a list of names
-		IVRING_LONG_RUN_SECS=${IVRING_LONG_RUN_SECS:-10} \
-			vm_suite "vm-$kver" "$mod" $vm_smoke
+		vm_suite "vm-$kver" "$mod" $vm_smoke
 	fi
 done
 
