@@ -37,6 +37,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
+#include <trace/events/sched.h>
 
 #include "ev_pid.h"
 
@@ -48,6 +49,8 @@ struct ivr_pid_list {
 };
 
 static struct ivr_pid_list __rcu *ivr_pid_lists[IVR_PIDS_NR];
+/* Counts changes of the lists, so that a reader knows its text is stale. */
+static atomic_long_t ivr_pid_changes;
 /* Serializes the writers of the lists and of the probes' registrations. */
 static DEFINE_MUTEX(ivr_pid_mutex);
 static bool ivr_pid_probes_on;	/* the switch and wakeup probes */
@@ -90,9 +93,11 @@ static notrace bool ivr_pid_ignore_task(const struct ivr_pid_list *l,
 
 static notrace bool ivr_pid_ignore_now(const struct task_struct *t)
 {
-	return ivr_pid_ignore_task(rcu_dereference_sched(ivr_pid_lists[IVR_PIDS_TRACE]),
-				   rcu_dereference_sched(ivr_pid_lists[IVR_PIDS_NOTRACE]),
-				   t);
+	const struct ivr_pid_list *l, *nl;
+
+	l = rcu_dereference_sched(ivr_pid_lists[IVR_PIDS_TRACE]);
+	nl = rcu_dereference_sched(ivr_pid_lists[IVR_PIDS_NOTRACE]);
+	return ivr_pid_ignore_task(l, nl, t);
 }
 
 /* --- the probes ---------------------------------------------------------- */
@@ -106,7 +111,7 @@ static notrace void ivr_pid_switch_before(void *data, bool preempt,
 
 	l = rcu_dereference_sched(ivr_pid_lists[IVR_PIDS_TRACE]);
 	nl = rcu_dereference_sched(ivr_pid_lists[IVR_PIDS_NOTRACE]);
-	this_cpu_write(ivr_pid_ignore,
+	__this_cpu_write(ivr_pid_ignore,
 		       (ivr_pid_ignore_task(NULL, nl, prev) &&
 			ivr_pid_ignore_task(NULL, nl, next)) ||
 		       (ivr_pid_ignore_task(l, NULL, prev) &&
@@ -118,19 +123,19 @@ static notrace void ivr_pid_switch_after(void *data, bool preempt,
 					 struct task_struct *next,
 					 unsigned int prev_state)
 {
-	this_cpu_write(ivr_pid_ignore, ivr_pid_ignore_now(next));
+	__this_cpu_write(ivr_pid_ignore, ivr_pid_ignore_now(next));
 }
 
 static notrace void ivr_pid_wakeup_before(void *data, struct task_struct *p)
 {
-	if (this_cpu_read(ivr_pid_ignore))
-		this_cpu_write(ivr_pid_ignore, ivr_pid_ignore_now(p));
+	if (__this_cpu_read(ivr_pid_ignore))
+		__this_cpu_write(ivr_pid_ignore, ivr_pid_ignore_now(p));
 }
 
 static notrace void ivr_pid_wakeup_after(void *data, struct task_struct *p)
 {
-	if (!this_cpu_read(ivr_pid_ignore))
-		this_cpu_write(ivr_pid_ignore, ivr_pid_ignore_now(current));
+	if (!__this_cpu_read(ivr_pid_ignore))
+		__this_cpu_write(ivr_pid_ignore, ivr_pid_ignore_now(current));
 }
 
 /* Every clone, threads too, as ftrace's trace_filter_add_remove_task(). */
@@ -144,12 +149,17 @@ static notrace void ivr_pid_fork_probe(void *data, struct task_struct *parent,
 		return;
 	for (i = 0; i < IVR_PIDS_NR; i++) {
 		l = rcu_dereference_sched(ivr_pid_lists[i]);
-		if (l && ivr_pid_listed(l, parent->pid))
-			set_bit(child->pid, l->bits);
+		if (l && ivr_pid_listed(l, parent->pid) &&
+		    !test_and_set_bit(child->pid, l->bits))
+			atomic_long_inc(&ivr_pid_changes);
 	}
 }
 
-/* When the task is freed, not at its exit: its pid may then be reused. */
+/*
+ * When the task_struct is freed, a grace period after the task was reaped.
+ * Its pid was released at the reaping, so a new task may have it by now
+ * and lose the bit: ftrace's race too.
+ */
 static notrace void ivr_pid_free_probe(void *data, struct task_struct *p)
 {
 	struct ivr_pid_list *l;
@@ -159,8 +169,8 @@ static notrace void ivr_pid_free_probe(void *data, struct task_struct *p)
 		return;
 	for (i = 0; i < IVR_PIDS_NR; i++) {
 		l = rcu_dereference_sched(ivr_pid_lists[i]);
-		if (l)
-			clear_bit(p->pid, l->bits);
+		if (l && test_and_clear_bit(p->pid, l->bits))
+			atomic_long_inc(&ivr_pid_changes);
 	}
 }
 
@@ -186,12 +196,25 @@ static const struct ivr_pid_probe ivr_pid_fork_probes[] = {
 	{ IVR_TP_FREE, ivr_pid_free_probe, INT_MAX },
 };
 
+/* The probes' types, against the tracepoints' (never called). */
+static void __maybe_unused ivr_pid_check_types(void)
+{
+	check_trace_callback_type_sched_switch(ivr_pid_switch_before);
+	check_trace_callback_type_sched_switch(ivr_pid_switch_after);
+	check_trace_callback_type_sched_waking(ivr_pid_wakeup_before);
+	check_trace_callback_type_sched_waking(ivr_pid_wakeup_after);
+	check_trace_callback_type_sched_wakeup(ivr_pid_wakeup_before);
+	check_trace_callback_type_sched_wakeup_new(ivr_pid_wakeup_after);
+	check_trace_callback_type_sched_process_fork(ivr_pid_fork_probe);
+	check_trace_callback_type_sched_process_free(ivr_pid_free_probe);
+}
+
 static void ivr_pid_unregister(const struct ivr_pid_probe *p, unsigned int n)
 {
 	while (n--)
 		if (ivr_pid_tps[p[n].tp])
-			tracepoint_probe_unregister(ivr_pid_tps[p[n].tp],
-						    p[n].fn, NULL);
+			WARN_ON_ONCE(tracepoint_probe_unregister(ivr_pid_tps[p[n].tp],
+								 p[n].fn, NULL));
 }
 
 /* All of @p, or none: what was registered is taken off on an error. */
@@ -234,19 +257,23 @@ static void ivr_pid_update_cpu(void *unused)
 /*
  * After a list changed: each CPU's flag for the task on it now, as ftrace's
  * ignore_task_cpu(), and the check in the probes on; or, with no list
- * left, the check and the probes off.
+ * left, the check and the probes off.  An offline CPU's flag is stale
+ * until its first switch after it comes up, as in ftrace.
+ * Return: true when it waited for the probes to finish (a grace period).
  */
-static void ivr_pid_refresh(void)
+static bool ivr_pid_refresh(void)
 {
 	unsigned int cpu;
 
+	atomic_long_inc(&ivr_pid_changes);
 	if (ivr_pid_list(IVR_PIDS_TRACE) || ivr_pid_list(IVR_PIDS_NOTRACE)) {
 		on_each_cpu(ivr_pid_update_cpu, NULL, 1);
-		static_branch_enable(&ivr_pid_key);
-		return;
+		if (!static_key_enabled(&ivr_pid_key))
+			static_branch_enable(&ivr_pid_key);
+		return false;
 	}
 	if (!ivr_pid_probes_on)
-		return;
+		return false;
 	static_branch_disable(&ivr_pid_key);
 	ivr_pid_unregister(ivr_pid_sched_probes,
 			   ARRAY_SIZE(ivr_pid_sched_probes));
@@ -254,6 +281,7 @@ static void ivr_pid_refresh(void)
 	ivr_pid_probes_on = false;
 	for_each_possible_cpu(cpu)
 		per_cpu(ivr_pid_ignore, cpu) = false;
+	return true;
 }
 
 int ivr_pids_add(enum ivr_pid_which which, const u32 *pids, unsigned int n,
@@ -261,6 +289,7 @@ int ivr_pids_add(enum ivr_pid_which which, const u32 *pids, unsigned int n,
 {
 	struct ivr_pid_list *old, *l, *fresh = NULL;
 	unsigned int i;
+	bool synced;
 	int ret = 0;
 
 	if (!ivr_pid_tps[IVR_TP_SWITCH])
@@ -296,10 +325,11 @@ int ivr_pids_add(enum ivr_pid_which which, const u32 *pids, unsigned int n,
 		l = NULL;
 	if (l != old)
 		rcu_assign_pointer(ivr_pid_lists[which], l);
-	ivr_pid_refresh();
+	synced = ivr_pid_refresh();
 	if (old && old != l) {
 		/* The probes read it with preemption disabled. */
-		synchronize_rcu();
+		if (!synced)
+			synchronize_rcu();
 		vfree(old);
 	}
 out:
@@ -308,7 +338,8 @@ out:
 }
 
 /* Probes may add and remove pids meanwhile: the text is bounded anyway. */
-char *ivr_pids_text(enum ivr_pid_which which, size_t *len)
+char *ivr_pids_text(enum ivr_pid_which which, size_t *len,
+		    unsigned long *changes)
 {
 	struct ivr_pid_list *l;
 	size_t size, pos = 0;
@@ -316,6 +347,7 @@ char *ivr_pids_text(enum ivr_pid_which which, size_t *len)
 	char *text;
 
 	mutex_lock(&ivr_pid_mutex);
+	*changes = atomic_long_read(&ivr_pid_changes);
 	l = ivr_pid_list(which);
 	/* A pid has at most 7 digits (below 4194304), and a newline. */
 	size = (l ? bitmap_weight(l->bits, IVR_PID_LIMIT) : 0) * 8 + 1;
@@ -332,6 +364,11 @@ char *ivr_pids_text(enum ivr_pid_which which, size_t *len)
 		return ERR_PTR(-ENOMEM);
 	*len = pos;
 	return text;
+}
+
+unsigned long ivr_pids_changes(void)
+{
+	return atomic_long_read(&ivr_pid_changes);
 }
 
 bool ivr_pids_fork(void)
@@ -369,7 +406,7 @@ void ivr_pids_init(void)
 {
 	for_each_kernel_tracepoint(ivr_pid_match_tracepoint, NULL);
 	if (!ivr_pid_tps[IVR_TP_SWITCH])
-		pr_info("this kernel has no tracepoint sched_switch: set_event_pid is refused\n");
+		pr_info("this kernel has no tracepoint sched_switch; set_event_pid is refused\n");
 }
 
 /* After sysfs is gone: no write can register a probe again. */

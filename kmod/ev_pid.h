@@ -49,8 +49,14 @@ void ivr_pids_exit(void);
  */
 int ivr_pids_add(enum ivr_pid_which which, const u32 *pids, unsigned int n,
 		 bool replace);
-/* The list as its file shows it, a pid a line; kvfree() it. */
-char *ivr_pids_text(enum ivr_pid_which which, size_t *len);
+/*
+ * The list as its file shows it, a pid a line; kvfree() it.  @changes is
+ * what ivr_pids_changes() said when it was taken: while that stays, no
+ * list changed.
+ */
+char *ivr_pids_text(enum ivr_pid_which which, size_t *len,
+		    unsigned long *changes);
+unsigned long ivr_pids_changes(void);
 bool ivr_pids_fork(void);
 int ivr_pids_set_fork(bool on);
 

@@ -10,7 +10,8 @@
  * replaces the list, and O_APPEND (`>>`) or a later write on the same open
  * file (one past the first page, say) adds to it.  A write is all or
  * nothing: a bad token leaves the list as it was, where tracefs's `>` has
- * emptied it already.
+ * emptied it already.  A write of no byte never reaches us, so `: >`
+ * empties nothing; `echo >` does.
  *
  * The files are binary attributes for two reasons: a list may outgrow the
  * page that a sysfs show() fills, and only a binary attribute's write sees
@@ -87,24 +88,26 @@ static ssize_t ivr_pid_file_write(enum ivr_pid_which which, struct file *file,
 		if (!used)
 			return -EINVAL;
 	}
-	pids = kmalloc_array(used / 2 + 1, sizeof(*pids), GFP_KERNEL);
+	pids = kvmalloc_array(used / 2 + 1, sizeof(*pids), GFP_KERNEL);
 	if (!pids)
 		return -ENOMEM;
 	n = ivr_pid_parse(buf, used, pids);
 	ret = n < 0 ? n : ivr_pids_add(which, pids, n, replace);
-	kfree(pids);
+	kvfree(pids);
 	return ret ? ret : used;
 }
 
 /*
- * A read at offset 0 takes the list's text; the later pieces come from
- * that copy, so a reader from the start sees one list (as
- * available_events in sysfs.c).
+ * sysfs reads a page at a time.  The text is taken anew only when the
+ * lists changed since it was taken, and the pieces come from it: readers of a list that does not change meanwhile, several at
+ * once too, each see it whole.  A read across a change (by a write, or by
+ * event-fork) may be torn at a page's edge: read again.
  */
 struct ivr_pid_text {
 	struct mutex lock;
 	char *text;
 	size_t len;
+	unsigned long changes;	/* ivr_pids_changes() when it was taken */
 };
 
 static struct ivr_pid_text ivr_pid_texts[IVR_PIDS_NR] = {
@@ -125,8 +128,8 @@ static ssize_t ivr_pid_file_read(enum ivr_pid_which which, char *buf,
 	char *text;
 
 	mutex_lock(&t->lock);
-	if (!off || !t->text) {
-		text = ivr_pids_text(which, &len);
+	if (!t->text || t->changes != ivr_pids_changes()) {
+		text = ivr_pids_text(which, &len, &t->changes);
 		if (IS_ERR(text)) {
 			ret = PTR_ERR(text);
 		} else {
@@ -194,8 +197,12 @@ static ssize_t event_fork_store(struct kobject *kobj,
 	return ret ? ret : count;
 }
 
-static struct kobj_attribute ivr_event_fork_attr =
-	__ATTR(event-fork, 0644, event_fork_show, event_fork_store);
+/* Root's, as the lists. */
+static struct kobj_attribute ivr_event_fork_attr = {
+	.attr = { .name = "event-fork", .mode = 0600 },
+	.show = event_fork_show,
+	.store = event_fork_store,
+};
 
 static struct attribute *ivr_options_attrs[] = {
 	&ivr_event_fork_attr.attr,

@@ -206,6 +206,12 @@ void ivr_sysfs_exit(void)
 	ivr_sysfs_events_live(false);
 	ivr_per_cpu_exit();
 	ivr_sysfs_events_exit();
+	/*
+	 * Now, with writers in progress drained: a put alone may remove the
+	 * files later (CONFIG_DEBUG_KOBJECT_RELEASE), and a write then could
+	 * register a pid probe after ivr_pids_exit().
+	 */
+	kobject_del(ivr_root);
 	kobject_put(ivr_root);
 	ivr_root = NULL;
 	ivr_set_event_pid_exit();
