@@ -407,11 +407,11 @@ check: FORCE
 		selftests/run_tests.sh
 
 # Every guest test on every installed kernel (make check runs them all on
-# the default kernel and a smoke set on the others).  About 10 minutes per
-# kernel under TCG.
+# the default kernel and a smoke set on the others), and DKMS for each.
+# About 10 minutes per kernel under TCG.
 check-matrix: FORCE
-	$(Q)$(MAKE) --no-print-directory check TESTS='$(or $(TESTS),vm)' \
-		IVRING_VM_MATRIX=1
+	$(Q)IVRING_DKMS_ALL=1 $(MAKE) --no-print-directory check \
+		TESTS='$(or $(TESTS),vm sh/test_dkms)' IVRING_VM_MATRIX=1
 
 # Every guest test of the default kernel SOAK times (20), and which failed
 # how often, with their logs: a guest test that fails once in twenty runs
