@@ -263,7 +263,7 @@ once "compressed: SIGKILL, zstd -d, trace-cmd restore, then a second recorder" \
 # whole trace.dat after every flush: killed in the middle, it leaves that,
 # and no spools.
 #
-# kill_snapshot NAME BLOCKS [RECORD OPTIONS]: record a snapshot of 300000
+# kill_snapshot NAME BLOCKS [RECORD OPTIONS]: record a snapshot of 100000
 # events a CPU into NAME.dat, killed once NAME.dat.tmp holds BLOCKS 512-byte
 # blocks: it shares CPU 0 at nice 19 with a busy loop, so that it is slow
 # enough to be caught in the middle.
@@ -271,7 +271,7 @@ kill_snapshot() {
 	local name=$1 want=$2 blocks
 	shift 2
 	rm -f "/dev/shm/$shm"
-	"$gen" -q -c 2 -s 32M -n 300000 "$shm" || exit 1
+	"$gen" -q -c 2 -s 32M -n 100000 "$shm" || exit 1
 	taskset -c 0 sh -c 'while :; do :; done' &
 	bg=($!)
 	taskset -c 0 nice -n 19 "$read_bin" record -q -o "$tmp/$name.dat" "$@" \
@@ -290,8 +290,8 @@ kill_snapshot() {
 	bg=()
 }
 
-# Killed once it has written 4 MB of the 19 MB of pages.
-kill_snapshot snap 8192
+# Killed once it has written 2 MB of the 6.4 MB of pages.
+kill_snapshot snap 4096
 check "a snapshot killed in the middle leaves FILE.tmp, and no spools" \
 	test -s "$tmp/snap.dat.tmp" -a ! -e "$tmp/snap.dat" -a ! -e "$tmp/snap.dat.cpu0" \
 	-a ! -e "$tmp/snap.dat.head"
@@ -300,16 +300,16 @@ expect_fail "a new recorder refuses to overwrite it" 2 \
 	"$read_bin" record -q -o "$tmp/snap.dat" "$shm"
 "$read_bin" record -q -o "$tmp/snap2.dat" "$shm" 2>/dev/null
 once "a killed snapshot read by trace-cmd report as it is, then a second recorder" \
-	300000 "$tmp/snap.dat.tmp" "$tmp/snap2.dat"
+	100000 "$tmp/snap.dat.tmp" "$tmp/snap2.dat"
 
-# The same, compressed: killed once it has written 400 KB, about a fifth
-# of the data compressed.
-kill_snapshot snapz 800 --compression zstd
+# The same, compressed: killed once it has written 128 KB, about a quarter
+# of the data compressed (530 KB).
+kill_snapshot snapz 256 --compression zstd
 check "a compressed snapshot killed in the middle leaves FILE.tmp" \
 	test -s "$tmp/snapz.dat.tmp" -a ! -e "$tmp/snapz.dat"
 "$read_bin" record -q --compression zstd -o "$tmp/snapz2.dat" "$shm" 2>/dev/null
 once "a killed compressed snapshot read by trace-cmd report as it is, then a second recorder" \
-	300000 "$tmp/snapz.dat.tmp" "$tmp/snapz2.dat"
+	100000 "$tmp/snapz.dat.tmp" "$tmp/snapz2.dat"
 
 # --- a guest that re-formats the segment, while recording ------------------
 
