@@ -157,7 +157,7 @@ static void ivr_generic_refilter(struct ivr_generic *g)
 	struct ivr_filter *f;
 	char *show;
 
-	if (!owner->lane_generic || !owner->filter_set)
+	if (!owner->lane_generic || !rcu_access_pointer(g->ev.filter))
 		return;
 	f = ivr_filter_compile(owner->filter_text, strlen(owner->filter_text),
 			       g->format, g->format_len, &err);
@@ -170,7 +170,6 @@ static void ivr_generic_refilter(struct ivr_generic *g)
 			kfree(owner->filter_text);
 			owner->filter_text = show;
 		}
-		owner->filter_set = false;
 	}
 	ivr_filter_install(&g->ev.filter, f);
 }

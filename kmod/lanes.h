@@ -48,10 +48,11 @@ struct ivr_event {
 	struct ivr_filter __rcu *filter;
 	/*
 	 * What the event's filter file shows (the listed event's, not a
-	 * twin's): the text, or a refused one's error report; NULL: "none".
+	 * twin's): the text of the filter in force when the descriptor of
+	 * the lane that carries the event has one, else a refused text's
+	 * error report; NULL: "none".
 	 */
 	char *filter_text;
-	bool filter_set;		/* @filter_text is a filter in force */
 };
 
 extern struct ivr_event ivr_events[];

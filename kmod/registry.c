@@ -155,7 +155,6 @@ int ivr_event_set_filter(struct ivr_event *ev, const char *text, size_t len,
 	ivr_filter_install(&ivr_lane_desc(ev)->filter, f);
 	kfree(ev->filter_text);
 	ev->filter_text = show;
-	ev->filter_set = f;
 	return show && !f ? -EINVAL : 0;
 }
 
@@ -174,7 +173,6 @@ void ivr_events_free_filters(void)
 			ivr_filter_install(&ev->gen->ev.filter, NULL);
 		kfree(ev->filter_text);
 		ev->filter_text = NULL;
-		ev->filter_set = false;
 	}
 	mutex_unlock(&ivr_mutex);
 }
@@ -214,7 +212,7 @@ int ivr_event_set_lane(struct ivr_event *ev, bool generic)
 	 * The filter in force must fit the other lane's fields too: compiled
 	 * for it first, so that a move it does not fit changes nothing.
 	 */
-	if (ev->filter_set) {
+	if (rcu_access_pointer(ivr_lane_desc(ev)->filter)) {
 		f = ivr_filter_for(ev, generic, ev->filter_text,
 				   strlen(ev->filter_text), &err);
 		if (IS_ERR(f))
