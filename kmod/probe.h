@@ -198,30 +198,19 @@ static __always_inline void *ivr_probe_begin(const struct ivr_event *ev,
 	return p;
 }
 
+/* probe.c: a filtered record's end, out of line (one copy, not a class's). */
+void ivr_probe_end_filtered(struct ivr_probe *st);
+
 /*
  * Commit the record; a filtered one goes into the ring only if it passes,
- * and is counted as filtered if not.  The writing task's comm and CPU are
- * the filter's COMM and CPU, as in ftrace.
+ * and is counted as filtered if not (ivr_probe_end_filtered()).
  */
 static __always_inline void ivr_probe_end(struct ivr_probe *st)
 {
-	if (st->filter) {
-		struct ivf_ctx ctx = { .cpu = st->cpu, .comm = current->comm };
-
-		if (ivf_match(&st->filter->prog, st->rec, st->len, &ctx)) {
-			void *p = ivw_reserve(st->w, st->cpu, st->len);
-
-			if (p) {
-				memcpy(p, st->rec, st->len);
-				ivw_commit(st->w, st->cpu);
-			}
-		} else {
-			ivw_count_filtered(st->w, st->cpu);
-		}
-		ivr_scratch_put();
-	} else {
+	if (st->filter)
+		ivr_probe_end_filtered(st);
+	else
 		ivw_commit(st->w, st->cpu);
-	}
 	preempt_enable_notrace();
 }
 
