@@ -81,16 +81,7 @@ done
 echo "FILTER-SET $(cat $sw)"
 GUEST
 	vm_guest_ftrace_on
-	cat <<'GUEST'
-for n in 1 2 3; do
-	sh -c 'i=0
-	       while [ $i -lt 3000 ]; do
-		       i=$((i + 1))
-		       [ $((i % 300)) = 0 ] && usleep 1000
-	       done' &
-done
-wait
-GUEST
+	vm_guest_switch_load
 	vm_guest_ftrace_off
 	# shellcheck disable=SC2016 # guest code
 	vm_guest_ftrace_cpus 'grep -v "^#" $d/trace | sed "s/^/FTRACE-EV $c /"'

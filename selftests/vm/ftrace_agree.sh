@@ -28,7 +28,8 @@ log=$vm_tmp/vm.log
 # Most switches that may fall between the two toggles, per CPU and edge.
 max_edge=${IVRING_FTRACE_MAX_EDGE:-20}
 
-cat >"$vm_tmp/guest.sh" <<'GUEST'
+{
+	cat <<'GUEST'
 t=/sys/kernel/ivring
 f=/sys/kernel/tracing
 insmod /ivring.ko || exit 10
@@ -43,14 +44,9 @@ echo 1 > $f/events/sched/sched_switch/enable || exit 15
 echo 1 > $f/tracing_on || exit 16
 echo 1 > $t/tracing_on || exit 17
 echo "GUEST-TON $(sed -n 's/^now ts: *//p' $t/per_cpu/cpu0/stats)"
-for n in 1 2 3; do
-	sh -c 'i=0
-	       while [ $i -lt 3000 ]; do
-		       i=$((i + 1))
-		       [ $((i % 300)) = 0 ] && usleep 1000
-	       done' &
-done
-wait
+GUEST
+	vm_guest_switch_load
+	cat <<'GUEST'
 echo "GUEST-TOFF $(sed -n 's/^now ts: *//p' $t/per_cpu/cpu0/stats)"
 echo 0 > $t/tracing_on || exit 18
 # A probe pair already under way when ivring went off may still add its
@@ -87,6 +83,7 @@ for d in $f/per_cpu/cpu*; do
 done
 echo GUEST-DONE
 GUEST
+} >"$vm_tmp/guest.sh"
 
 vm_run_script "$log" "$vm_tmp/console" "$vm_tmp/guest.sh" --shm "$shm"
 

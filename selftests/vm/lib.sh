@@ -234,6 +234,23 @@ vm_pin_vcpu_threads() {
 	fi
 }
 
+# vm_guest_switch_load: print the lines of a guest script that run three
+# shells, each counting to 3000 and sleeping 1 ms every 300, and wait for
+# them: switches and wakeups on both CPUs, for the tests that compare
+# ivring's events with the guest's ftrace.
+vm_guest_switch_load() {
+	cat <<'GUEST'
+for n in 1 2 3; do
+	sh -c 'i=0
+	       while [ $i -lt 3000 ]; do
+		       i=$((i + 1))
+		       [ $((i % 300)) = 0 ] && usleep 1000
+	       done' &
+done
+wait
+GUEST
+}
+
 # vm_guest_busy_loops: print the lines of a guest script that start a
 # syscall loop (ls /proc) pinned to each of the 2 CPUs, in the
 # background, their pids in $pids.
