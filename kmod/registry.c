@@ -240,13 +240,25 @@ int ivr_event_set_lane(struct ivr_event *ev, bool generic)
 		goto done;
 	ret = ivr_event_set(ev, true);
 	if (ret) {
+		/*
+		 * Attaching may have compiled the filter again, for a kernel
+		 * definition that changed, and dropped it, the file then
+		 * saying why (ivr_generic_refilter()): the event goes back
+		 * unfiltered, as its file says.
+		 */
+		bool dropped = f && !rcu_access_pointer(to->filter);
+
 		ev->lane_generic = !generic;
 		ivr_filter_install(&to->filter, NULL);
-		rcu_assign_pointer(from->filter, old);
-		old = NULL;
+		if (!dropped) {
+			rcu_assign_pointer(from->filter, old);
+			old = NULL;
+		}
 		if (ivr_event_set(ev, true))
 			pr_err("%s:%s is disabled: neither lane could attach it\n",
 			       ev->sys, ev->name);
+		/* Read by no probe since the detach above. */
+		kfree(old);
 		return ret;
 	}
 done:
