@@ -411,7 +411,7 @@ check: FORCE
 # About 10 minutes per kernel under TCG.
 check-matrix: FORCE
 	$(Q)IVRING_DKMS_ALL=1 $(MAKE) --no-print-directory check \
-		TESTS='$(or $(TESTS),vm sh/test_dkms)' IVRING_VM_MATRIX=1
+		TESTS='$(or $(TESTS),vm test_dkms)' IVRING_VM_MATRIX=1
 
 # Every guest test of the default kernel SOAK times (20), and which failed
 # how often, with their logs: a guest test that fails once in twenty runs

@@ -9,8 +9,9 @@
 # kernel, "dkms autoinstall", which is what a kernel upgrade runs, does the
 # same.  With IVRING_DKMS_ALL=1 (make check-matrix), every kernel between
 # gets the first's; make check leaves them to make modules-all, which
-# builds the same sources for each.  DKMS works in trees of its own under a temporary directory, so the
-# machine's /usr/src, /var/lib/dkms and /lib/modules are left alone.
+# builds the same sources for each.  DKMS works in trees of its own under
+# a temporary directory, so the machine's /usr/src, /var/lib/dkms and
+# /lib/modules are left alone.
 # Exit: 0 pass, 1 fail, 4 skip.
 
 set -u
