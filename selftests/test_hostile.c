@@ -694,29 +694,40 @@ static u64 peek_val(const struct seg *s, u32 off, u32 width)
 
 /* The hostile values for a field of @width bytes that holds @v. */
 /*
- * The values a field is set to, with @all; without, the edges alone: the
- * first 16, where a size, an offset or a count wraps or just overruns.
+ * The values of list[] below that are edges, where a size, an offset or a
+ * count wraps or just overruns: 0, 1, ~0, 0x7fffffff, 0x80000000,
+ * 0xffffffff, 1 << 63, v - 1, v + 1, v * 2, ~v, sz, sz - 1, sz + 1, 4096
+ * and 65536.
  */
+#define HS_EDGES	(1ULL << 0 | 1ULL << 1 | 1ULL << 6 | 1ULL << 14 |	\
+			 1ULL << 15 | 1ULL << 16 | 1ULL << 18 | 1ULL << 20 |	\
+			 1ULL << 21 | 1ULL << 27 | 1ULL << 32 | 1ULL << 34 |	\
+			 1ULL << 35 | 1ULL << 36 | 1ULL << 42 | 1ULL << 44)
+
+/* The values a field is set to: with @all every one, else the edges. */
 static u32 hostile_values(const struct seg *s, u64 v, u32 width, u64 *out,
 			  bool all)
 {
 	const u64 sz = s->size;
 	const u64 list[] = {
-		0, 1, ~0ULL, 0x7fffffff, 0x80000000, 0xffffffff,
-		1ULL << 63, v - 1, v + 1, v * 2, ~v, sz, sz - 1, sz + 1,
-		4096, 65536,
-		2, 3, 7, 8, 0x7f, 0x80, 0xff, 0x7fff, 0x8000,
-		0xffff, 0x10000, 0x100000000ULL, 0x7fffffffffffffffULL,
-		v + 2, v + 3, v + 4, v + 8, v - 8, v / 2,
-		v + 4096, v - 4096, v ^ (1ULL << 63), v << 16,
-		sz - 8, sz + 4096, sz - 4096, sz / 2,
-		4095, 4097, 65537,
+		0, 1, 2, 3, 7, 8, ~0ULL, 0x7f, 0x80, 0xff, 0x7fff, 0x8000,
+		0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xffffffff,
+		0x100000000ULL, 1ULL << 63, 0x7fffffffffffffffULL,
+		v - 1, v + 1, v + 2, v + 3, v + 4, v + 8, v - 8, v * 2, v / 2,
+		v + 4096, v - 4096, v ^ (1ULL << 63), ~v, v << 16,
+		sz, sz - 1, sz + 1, sz - 8, sz + 4096, sz - 4096, sz / 2,
+		4095, 4096, 4097, 65536, 65537,
 	};
 	u64 mask = width == 8 ? ~0ULL : (1ULL << (width * 8)) - 1;
-	u32 i, j, n = 0, nl = all ? sizeof(list) / sizeof(list[0]) : 16;
+	u32 i, j, n = 0;
 
-	for (i = 0; i < nl; i++) {
+	_Static_assert(sizeof(list) / sizeof(list[0]) <= 64,
+		       "HS_EDGES has a bit per value");
+	for (i = 0; i < sizeof(list) / sizeof(list[0]); i++) {
 		u64 x = list[i] & mask;
+
+		if (!all && !(HS_EDGES >> i & 1))
+			continue;
 
 		if (x == (v & mask))
 			continue;
