@@ -537,6 +537,16 @@ enum {
 	IVRING_REC_TRACE_DAT = 1,
 	/* a CTF 1.8 directory: babeltrace2, Trace Compass */
 	IVRING_REC_CTF = 2,
+	/*
+	 * Since 1.9: a CTF 1.8 trace streamed live to LTTng's relay daemon
+	 * (lttng-relayd 2.11 or later), whose URL is the path:
+	 * net://HOST[:CONTROL_PORT[:DATA_PORT]], or net6://.  One session,
+	 * named as the recording (ivring_rec_opts.name), under @hostname;
+	 * ivring__rec_flush() returns 0 once the daemon has written every
+	 * page passed before it.  The daemon has no authentication and no
+	 * encryption: cross an untrusted network through a tunnel.
+	 */
+	IVRING_REC_CTF_RELAYD = 3,
 };
 
 /* ivring_rec_opts.flags */
@@ -593,6 +603,13 @@ struct ivring_rec_opts {
 	uint64_t peer_trace_id;
 	/* Since 1.8: IVRING_REC_NO_COMPRESSION or IVRING_REC_ZSTD */
 	unsigned int compression;
+	/*
+	 * Since 1.9, IVRING_REC_CTF_RELAYD: the host the relay daemon files
+	 * the session under (NULL: this host's name), and how long a reply
+	 * may take, in ms (0: 10 s).
+	 */
+	const char *hostname;
+	unsigned int timeout_ms;
 };
 
 /*
@@ -663,6 +680,14 @@ IVRING_API int ivring__rec_formats(struct ivring_rec *w, struct ivring *r);
 IVRING_API int ivring__rec_lost(struct ivring_rec *w, unsigned int cpu,
 				uint64_t lost);
 IVRING_API int ivring__rec_flush(struct ivring_rec *w);
+/*
+ * Since 1.9: tell a relay daemon's live viewers that the streams that
+ * sent nothing since the last call are idle up to the newest time of any,
+ * so that they show the others' events without waiting for them; call it
+ * about once a second, after a flush.  0 (and nothing for a recording to
+ * files), or -errno.
+ */
+IVRING_API int ivring__rec_beacon(struct ivring_rec *w);
 /*
  * Complete the file(s) and free @w.  Returns 0, or -errno with the reason
  * in @errbuf; the per-CPU files of a trace.dat that could not be put

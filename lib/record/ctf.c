@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /*
- * CTF 1.8 traces: a directory with the metadata (ctf_meta.c) and one
- * stream file per CPU, channel0_N as lttng-modules names them, made when
- * the CPU first has a page; a CPU holds its file open and its buffer only
- * while it is one of the CPUs used last (cpu_files.c).  Each ivring
- * page becomes one CTF packet, its records transcoded into the layout that
- * ctf_meta.c describes.
+ * CTF 1.8 traces: the metadata (ctf_meta.c) and one stream per CPU, which
+ * go to a directory (ctf_files.c) or to LTTng's relay daemon
+ * (ctf_relay.c).  Each ivring page becomes one CTF packet, its records
+ * transcoded into the layout that ctf_meta.c describes.
  *
  * CTF cannot carry ftrace's records as they are (their fields sit at
  * offsets the format names, with __data_loc words pointing further in), so
@@ -14,7 +12,6 @@
  * guest's: nothing outside a record is read, and what a record becomes is
  * bounded by its size as base/out_bound.h says, whatever its format says.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -226,21 +223,17 @@ static void packet_close(struct ctf *c, struct ctf_stream *s, u32 cpu,
 	memcpy(p + CTF_PKT_HDR + sizeof(v), &cpu, 4);
 }
 
-static int stream_write(struct ivring_rec *w, u32 cpu)
+int ctf_stream_write(struct ivring_rec *w, u32 cpu)
 {
 	struct ctf *c = w->priv;
 	struct ctf_stream *s = &c->streams[cpu];
-	int fd, ret;
+	int ret;
 
 	if (!s->len)
 		return 0;
-	fd = ivr_cpus_fd(w, &c->res, cpu, w->cpus[cpu].bytes);
-	if (fd < 0)
-		return fd;
-	ret = ivr_write_synced(w, fd, s->buf, s->len);
+	ret = c->sink->write(w, c, cpu);
 	if (ret)
-		return ivr_err(w, ret, "%s/channel0_%u: %s", w->path, cpu,
-			       strerror(-ret));
+		return ret;
 	w->cpus[cpu].bytes += s->len;
 	s->len = 0;
 	/*
@@ -252,24 +245,6 @@ static int stream_write(struct ivring_rec *w, u32 cpu)
 		s->buf = NULL;
 		s->cap = 0;
 	}
-	return 0;
-}
-
-/*
- * cpu_files.c's: @cpu's packets written, its buffer given up.  Kept if the
- * write failed.
- */
-static int ctf_evict(struct ivring_rec *w, u32 cpu)
-{
-	struct ctf *c = w->priv;
-	struct ctf_stream *s = &c->streams[cpu];
-	int ret = stream_write(w, cpu);
-
-	if (ret)
-		return ret;
-	free(s->buf);
-	s->buf = NULL;
-	s->cap = 0;
 	return 0;
 }
 
@@ -306,7 +281,7 @@ static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 	size_t start;
 	int ret;
 
-	ret = ivr_cpus_use(w, &c->res, cpu);
+	ret = c->sink->use(w, c, cpu);
 	if (ret)
 		return ret;
 	memcpy(&h, pg->data, sizeof(h));
@@ -350,7 +325,7 @@ static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 	if (ret)
 		return ret;
 	packet_close(c, s, cpu, start, begin, s->last_ts);
-	return s->len >= FLUSH_AT ? stream_write(w, cpu) : 0;
+	return s->len >= FLUSH_AT ? ctf_stream_write(w, cpu) : 0;
 }
 
 /*
@@ -368,7 +343,7 @@ static int ctf_lost(struct ivring_rec *w, u32 cpu, u64 lost)
 	u32 i;
 	int ret;
 
-	ret = ivr_cpus_use(w, &c->res, cpu);
+	ret = c->sink->use(w, c, cpu);
 	if (ret)
 		return ret;
 	if (!s->seq_num) {
@@ -388,22 +363,63 @@ static int ctf_lost(struct ivring_rec *w, u32 cpu, u64 lost)
 	return 0;
 }
 
+int ctf_empty_packet(struct ivring_rec *w, u32 cpu, u64 ts)
+{
+	struct ctf *c = w->priv;
+	struct ctf_stream *s = &c->streams[cpu];
+	size_t start;
+	int ret;
+
+	ret = c->sink->use(w, c, cpu);
+	if (!ret)
+		ret = packet_open(w, s, &start);
+	if (ret)
+		return ret;
+	if (ts > s->last_ts)
+		s->last_ts = ts;
+	packet_close(c, s, cpu, start, s->last_ts, s->last_ts);
+	return ctf_stream_write(w, cpu);
+}
+
+/*
+ * ivring__rec_beacon(): no stream has an event before the newest time of
+ * any.  A guest's event in flight on an idle CPU may be older than that
+ * by the time it took to commit; ctf_page() then writes it at the
+ * beacon's time (time never goes back within a stream).
+ */
+static int ctf_beacon(struct ivring_rec *w)
+{
+	struct ctf *c = w->priv;
+	u64 ts = 0;
+	u32 cpu;
+
+	if (!c->sink->beacon)
+		return 0;
+	for (cpu = 0; cpu < w->info.nr_cpus; cpu++)
+		if (c->streams[cpu].last_ts > ts)
+			ts = c->streams[cpu].last_ts;
+	return c->sink->beacon(w, c, ts);
+}
+
 static int ctf_flush(struct ivring_rec *w)
 {
+	struct ctf *c = w->priv;
 	u32 cpu;
 	int ret;
 
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
-		ret = stream_write(w, cpu);
+		ret = ctf_stream_write(w, cpu);
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return c->sink->commit(w, c);
 }
 
 static int ctf_end(struct ivring_rec *w)
 {
-	return 0;
+	struct ctf *c = w->priv;
+
+	return c->sink->end ? c->sink->end(w, c) : 0;
 }
 
 /* A copy of @nr samples @src, unless it has them already. */
@@ -451,9 +467,17 @@ static int ctf_clock(struct ivring_rec *w, struct ivring *r)
 		return ret;
 	if (c->host_time)
 		return 1;
+	if (c->clock_fixed)
+		return 0;
 	last = &c->map[nr - 1];
 	c->map_base = (s64)(last->host - last->guest);
 	ret = ctf_meta_clock(w, c, (s64)((u64)c->map_base + (u64)last->real_off));
+	/* A relay daemon had the metadata first: said once, then kept. */
+	if (ret == -EBUSY) {
+		c->clock_fixed = true;
+		return ivr_err(w, ret, "%s: the guest's clock was mapped to the host's only after lttng-relayd had the trace's metadata; the trace keeps the guest's clock",
+			       w->path);
+	}
 	return ret ? ret : 1;
 }
 
@@ -462,12 +486,11 @@ static void ctf_free(struct ivring_rec *w)
 	struct ctf *c = w->priv;
 	u32 cpu;
 
+	if (c->sink)
+		c->sink->free(w, c);
 	for (cpu = 0; c->streams && cpu < w->info.nr_cpus; cpu++)
 		free(c->streams[cpu].buf);
-	ivr_cpus_free(w, &c->res, false);
 	free(c->streams);
-	if (c->dirfd >= 0)
-		close(c->dirfd);
 	free(c->fields);
 	free(c->classes);
 	free(c->class_of);
@@ -475,39 +498,6 @@ static void ctf_free(struct ivring_rec *w)
 	free(c->map);
 	free(c);
 	w->priv = NULL;
-}
-
-/*
- * A new directory, or an empty one: a trace is never mixed with another.
- * Its fd goes to c->dirfd, and every file of the trace is made in it.
- */
-static int make_dir(struct ivring_rec *w, struct ctf *c)
-{
-	struct dirent *de;
-	int fd, ret;
-	DIR *d;
-
-	ret = ivr_out_own_dir(w, w->path, &c->made_dir);
-	if (ret < 0)
-		return ret;
-	c->dirfd = ret;
-	fd = dup(c->dirfd);
-	d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		ret = ivr_err(w, -errno, "%s: %s", w->path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return ret;
-	}
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			break;
-	closedir(d);
-	if (de)
-		return ivr_err(w, -EEXIST,
-			       "%s: not empty; a CTF trace needs a directory of its own",
-			       w->path);
-	return 0;
 }
 
 static int ctf_begin(struct ivring_rec *w, struct ivring *r)
@@ -523,23 +513,17 @@ static int ctf_begin(struct ivring_rec *w, struct ivring *r)
 	c->streams = calloc(w->info.nr_cpus, sizeof(*c->streams));
 	if (!c->streams)
 		return ivr_err(w, -ENOMEM, "out of memory for a CTF trace");
-	ret = make_dir(w, c);
-	if (!ret)
-		ret = ivr_cpus_init(w, &c->res, c->dirfd, "/channel0_",
-				    O_WRONLY, ctf_evict);
+	c->sink = w->ctf_sink;
+	ret = c->sink->open(w, c);
+	if (ret)
+		return ret;
 	/*
-	 * The metadata goes out first, so that the directory is a trace that
+	 * The metadata goes out first, so that the trace is one that
 	 * babeltrace2 reads after any flush, as a live recording runs.
 	 */
-	if (!ret)
-		ret = ctf_meta_begin(w, r, c);
-	/*
-	 * A directory made for a trace that could not begin goes, if it is
-	 * still empty: one left would take the name of the next try (out of
-	 * files, ivring-read tries again), which would then go to NAME-1.
-	 */
-	if (ret && c->made_dir)
-		unlinkat(w->dirfd, ivr_out_leaf(w->path), AT_REMOVEDIR);
+	ret = ctf_meta_begin(w, r, c);
+	if (ret && c->sink->undo)
+		c->sink->undo(w, c);
 	return ret;
 }
 
@@ -555,6 +539,7 @@ const struct ivr_rec_ops ivr_rec_ctf_ops = {
 	.clock = ctf_clock,
 	.lost = ctf_lost,
 	.flush = ctf_flush,
+	.beacon = ctf_beacon,
 	.end = ctf_end,
 	.free = ctf_free,
 };

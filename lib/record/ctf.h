@@ -57,7 +57,46 @@ struct ctf_stream {
 	u64 last_ts;		/* time never goes back within a stream */
 };
 
+struct ctf;
+
+/*
+ * Where the packets and the metadata go: a directory of files
+ * (ctf_files.c), or a session on LTTng's relay daemon (ctf_relay.c).
+ * Each returns 0 or -errno with the reason in w->err.
+ */
+struct ctf_sink {
+	/* Make the directory, or connect; undone by @free. */
+	int (*open)(struct ivring_rec *w, struct ctf *c);
+	/* Optional: the trace could not begin; leave nothing behind. */
+	void (*undo)(struct ivring_rec *w, struct ctf *c);
+	/* The metadata's whole text; @replace: a text went before. */
+	int (*meta)(struct ivring_rec *w, struct ctf *c, const char *text,
+		    size_t len, bool replace);
+	/* @cpu is about to take a packet. */
+	int (*use)(struct ivring_rec *w, struct ctf *c, u32 cpu);
+	/* c->streams[@cpu]'s packets, whole ones, out. */
+	int (*write)(struct ivring_rec *w, struct ctf *c, u32 cpu);
+	/*
+	 * After each CPU's write at a flush: 0 once every packet written is
+	 * where it stays, so that the reader may consume its pages.
+	 */
+	int (*commit)(struct ivring_rec *w, struct ctf *c);
+	/*
+	 * Optional: tell live viewers that no stream has anything before
+	 * @ts, but those that sent packets since the last call.
+	 */
+	int (*beacon)(struct ivring_rec *w, struct ctf *c, u64 ts);
+	/* Optional: the trace is complete. */
+	int (*end)(struct ivring_rec *w, struct ctf *c);
+	void (*free)(struct ivring_rec *w, struct ctf *c);
+};
+
+extern const struct ctf_sink ctf_files_sink;
+extern const struct ctf_sink ctf_relay_sink;
+
 struct ctf {
+	const struct ctf_sink *sink;
+	void *sink_priv;
 	struct ctf_field *fields;
 	u32 nr_fields;
 	struct ctf_class *classes;
@@ -73,6 +112,7 @@ struct ctf {
 	size_t meta_len;
 	size_t clock_at, clock_end;	/* the clock block in it */
 	bool host_time;		/* the clock was made the host's */
+	bool clock_fixed;	/* it cannot be any more (ctf_relay.c) */
 	s64 host_offset;	/* the clock's offset, once it was */
 	/*
 	 * The reader's clock samples as the last ivring__rec_clock() found
@@ -90,6 +130,16 @@ struct ctf {
 #define CTF_PKT_CTX	52
 #define CTF_PKT_START	(CTF_PKT_HDR + CTF_PKT_CTX)
 #define CTF_MAGIC	0xc1fc1fc1U
+
+/*
+ * Write out @cpu's packets through the sink, and count them: 0 or -errno.
+ */
+int ctf_stream_write(struct ivring_rec *w, u32 cpu);
+/*
+ * A packet with no event at @ts for @cpu, as the first of its stream, so
+ * that live viewers have one to start from.
+ */
+int ctf_empty_packet(struct ivring_rec *w, u32 cpu, u64 ts);
 
 /*
  * Fill c->fields, classes and class_of from @r's parsed formats, and write

@@ -432,39 +432,16 @@ static const char *clock_ident(struct ivring_rec *w)
 	return "guest";
 }
 
-/*
- * The metadata file, whole or not at all: a new one is written beside it
- * and renamed over it, so that a reader of a live trace never sees half.
- */
+/* The metadata, whole, to where the trace goes (@replace: again). */
 static int write_meta(struct ivring_rec *w, const char *text, size_t len,
 		      bool replace)
 {
 	struct ctf *c = w->priv;
-	char path[PATH_MAX + 16];
-	int fd, ret;
+	int ret = c->sink->meta(w, c, text, len, replace);
 
-	snprintf(path, sizeof(path), "%s/metadata", w->path);
-	if (replace) {
-		do
-			ret = ivr_out_replace(w, c->dirfd, path, text, len);
-		while (ivr_cpus_shed(&c->res, ret, IVR_NO_CPU));
-		if (ret)
-			return ret;
+	if (!ret)
 		w->meta_bytes += len;
-		return 0;
-	}
-	do
-		fd = ivr_out_create(c->dirfd, path, O_WRONLY);
-	while (ivr_cpus_shed(&c->res, fd, IVR_NO_CPU));
-	if (fd < 0)
-		return ivr_err(w, fd, "%s: %s", path, strerror(-fd));
-	ret = ivr_write_synced(w, fd, text, len);
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (ret)
-		return ivr_err(w, ret, "%s: %s", path, strerror(-ret));
-	w->meta_bytes += len;
-	return 0;
+	return ret;
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <traceevent/event-parse.h>
 
 #include "base/rec_parse.h"
+#include "record/ctf.h"
 #include "record/record.h"
 
 #define EARLIER	"an earlier write failed: "
@@ -181,6 +182,7 @@ void ivr_rec_free(struct ivring_rec *w)
 	source_free(w);
 	free(w->path);
 	free(w->name);
+	free(w->hostname);
 	free(w->seg_path);
 	free(w->fmts);
 	while (w->nr_blocks)
@@ -197,6 +199,21 @@ int ivring__rec_clock(struct ivring_rec *w, struct ivring *r)
 	if (w->from_source)
 		return no_reader(w);
 	return w->ops->clock ? w->ops->clock(w, r) : 0;
+}
+
+/* The host a relay session is filed under, and the replies' timeout. */
+static int relay_names(struct ivring_rec *w, const struct ivring_rec_opts *o)
+{
+	char host[HOST_NAME_MAX + 1];
+
+	if (!o->hostname && gethostname(host, sizeof(host)))
+		return ivr_err(w, -errno, "gethostname: %s", strerror(errno));
+	host[HOST_NAME_MAX] = '\0';
+	w->hostname = strdup(o->hostname ? o->hostname : host);
+	if (!w->hostname)
+		return ivr_err(w, -ENOMEM, "out of memory for a recording");
+	w->timeout_ms = o->timeout_ms > INT_MAX ? INT_MAX : (int)o->timeout_ms;
+	return 0;
 }
 
 int ivr_rec_setup_out(struct ivring_rec *w, const char *path,
@@ -221,6 +238,9 @@ int ivr_rec_setup_out(struct ivring_rec *w, const char *path,
 	w->cpus = calloc(w->info.nr_cpus ? w->info.nr_cpus : 1, sizeof(*w->cpus));
 	if (!w->path || !w->name || !w->cpus)
 		return ivr_err(w, -ENOMEM, "out of memory for a recording");
+	/* A relay daemon's session: a URL, no file here. */
+	if (w->format == IVRING_REC_CTF_RELAYD)
+		return relay_names(w, o);
 	/* "DIR/" is DIR: a CTF trace's path names the directory itself. */
 	while (strlen(w->path) > 1 && w->path[strlen(w->path) - 1] == '/')
 		w->path[strlen(w->path) - 1] = '\0';
@@ -301,7 +321,8 @@ int ivr_rec_open_args(const struct ivring_rec_opts *opts,
 /* Options that this library can do: 0, or -EINVAL with the reason. */
 static int check_opts(const struct ivring_rec_opts *o, struct ivr_msg *why)
 {
-	if (o->format != IVRING_REC_TRACE_DAT && o->format != IVRING_REC_CTF)
+	if (o->format != IVRING_REC_TRACE_DAT && o->format != IVRING_REC_CTF &&
+	    o->format != IVRING_REC_CTF_RELAYD)
 		return ivr_msg_set(why, -EINVAL,
 				   "ivring__rec_open: unknown format %u",
 				   o->format);
@@ -320,7 +341,7 @@ static int check_opts(const struct ivring_rec_opts *o, struct ivr_msg *why)
 		return ivr_msg_set(why, -EINVAL,
 				   "ivring__rec_open: unknown compression %u",
 				   o->compression);
-	if (o->compression && o->format == IVRING_REC_CTF)
+	if (o->compression && o->format != IVRING_REC_TRACE_DAT)
 		return ivr_msg_set(why, -EINVAL,
 				   "CTF 1.8 has no compression: only a trace.dat is compressed");
 	if (o->compression && o->version == 6)
@@ -365,8 +386,10 @@ int ivring__rec_open(struct ivring *r, const char *path,
 		return open_failed(r, &o, -ENOMEM, &why);
 	}
 	w->dirfd = -1;
-	w->ops = o.format == IVRING_REC_CTF ? &ivr_rec_ctf_ops :
-					      &ivr_rec_tracedat_ops;
+	w->ops = o.format == IVRING_REC_TRACE_DAT ? &ivr_rec_tracedat_ops :
+						    &ivr_rec_ctf_ops;
+	w->ctf_sink = o.format == IVRING_REC_CTF_RELAYD ? &ctf_relay_sink :
+							  &ctf_files_sink;
 	ret = rec_setup(w, r, path, &o);
 	if (ret) {
 		why = w->err;
@@ -562,6 +585,22 @@ int ivring__rec_flush(struct ivring_rec *w)
 	if (w->failed)
 		return earlier_failure(w);
 	ret = w->ops->flush(w);
+	if (ret)
+		w->failed = true;
+	return ret;
+}
+
+int ivring__rec_beacon(struct ivring_rec *w)
+{
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	if (w->failed)
+		return earlier_failure(w);
+	if (!w->ops->beacon)
+		return 0;
+	ret = w->ops->beacon(w);
 	if (ret)
 		w->failed = true;
 	return ret;

@@ -15,6 +15,7 @@
 #include "handle/reader.h"
 
 struct ivring_rec;
+struct ctf_sink;
 
 struct ivr_rec_ops {
 	/* Create the files; @r may be consulted here only. */
@@ -55,6 +56,8 @@ struct ivr_rec_ops {
 	int (*lost)(struct ivring_rec *w, u32 cpu, u64 lost);
 	/* Write out every page taken so far. */
 	int (*flush)(struct ivring_rec *w);
+	/* Optional: ivring__rec_beacon(). */
+	int (*beacon)(struct ivring_rec *w);
 	/* Complete the file(s).  Called once, after the last page. */
 	int (*end)(struct ivring_rec *w);
 	/* Free the writer's state, closing what is still open. */
@@ -101,6 +104,9 @@ struct ivring_rec {
 	bool snapshot;			/* IVRING_REC_SNAPSHOT */
 	bool any_dir;			/* IVRING_REC_ANY_DIR */
 	u64 trace_id;			/* never 0 */
+	const struct ctf_sink *ctf_sink;	/* where a CTF trace goes */
+	char *hostname;			/* a relay session's */
+	int timeout_ms;			/* a relay daemon's */
 	u64 peer_trace_id;		/* the host's, for TIME_SHIFT; 0: unknown */
 	char *name;			/* the guest's */
 	/* the segment at open */

@@ -17,6 +17,7 @@
 #include <traceevent/event-parse.h>
 
 #include "base/rec_parse.h"
+#include "record/ctf.h"
 #include "record/record.h"
 
 /* Formats a source may bring: tracefs lists about two thousand events. */
@@ -195,6 +196,9 @@ int ivring__rec_open_source(const struct ivring_rec_source *src,
 	if (!ret && (!path || !*path))
 		ret = ivr_msg_set(&why, -EINVAL,
 				  "ivring__rec_open_source: no path to record into");
+	if (!ret && o.format == IVRING_REC_CTF_RELAYD)
+		ret = ivr_msg_set(&why, -EINVAL,
+				  "ivring__rec_open_source: a source is recorded to files, not yet to a relay daemon");
 	w = ret ? NULL : calloc(1, sizeof(*w));
 	if (!ret && !w)
 		ret = ivr_msg_set(&why, -ENOMEM, "out of memory for a recording");
@@ -202,6 +206,7 @@ int ivring__rec_open_source(const struct ivring_rec_source *src,
 		w->dirfd = -1;
 		w->ops = o.format == IVRING_REC_CTF ? &ivr_rec_ctf_ops :
 						      &ivr_rec_tracedat_ops;
+		w->ctf_sink = &ctf_files_sink;
 		ret = source_setup(w, &s, path, &o);
 		if (ret) {
 			why = w->err;

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/* SPDX-FileCopyrightText: 2026 The ivring authors */
+/*
+ * A CTF trace streamed to LTTng's relay daemon (ctf.h's sink): one live
+ * session named after the guest, under this host's name; in it, as
+ * lttng-modules lays out a kernel trace, the path "kernel" with the
+ * metadata and one stream per CPU, channel0_N.  The daemon writes them to
+ * OUTPUT/HOST/SESSION-DATE-TIME/kernel/ and serves them to live viewers.
+ *
+ * The metadata goes out just before the first packet, so that a clock
+ * made the host's right after open (--clock host) is in it.  The daemon
+ * only appends metadata: formats the guest adds later go out as a new
+ * piece, each beginning with the "CTF 1.8" comment that babeltrace2
+ * looks for at the start of every piece it fetches.  A clock that would
+ * change after that cannot: the trace keeps the guest's (ctf_clock()).
+ *
+ * A flush returns 0 only once the daemon has written every packet sent,
+ * data and index: DATA_PENDING (relay.c) for each stream that sent one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record/ctf.h"
+#include "record/relay.h"
+
+#define RELAY_PATH	"kernel"
+/* Live viewers are told the timer's period; beacons come about as often. */
+#define LIVE_TIMER_US	1000000
+#define TIMEOUT_MS	10000
+#define META_PIECE	"/* CTF 1.8 */\n"
+
+struct relay_stream {
+	u64 handle;
+	u64 next_seq;		/* the next packet's net_seq_num */
+	bool synced;		/* every packet sent is written */
+	bool busy;		/* sent a packet since the last beacon */
+};
+
+struct ctf_relay {
+	struct ivr_relay *rl;
+	struct relay_stream *st;	/* by CPU */
+	u64 meta_handle;
+	char *sent;		/* the metadata that the daemon has */
+	size_t sent_len;
+	char *want;		/* the newest, of which @sent is a prefix */
+	size_t want_len;
+	u64 *handles;		/* for ivr_relay_sync(), by CPU */
+	u64 *seqs;
+};
+
+static int relay_failed(struct ivring_rec *w, struct ctf_relay *cr, int ret)
+{
+	return ivr_err(w, ret, "%s: %s", w->path, ivr_relay_errmsg(cr->rl));
+}
+
+static int relay_open(struct ivring_rec *w, struct ctf *c)
+{
+	struct ivr_relay_conf conf = {
+		.url = w->path,
+		.session = w->name,
+		.hostname = w->hostname,
+		.live_timer_us = LIVE_TIMER_US,
+		.timeout_ms = w->timeout_ms ? w->timeout_ms : TIMEOUT_MS,
+	};
+	struct ctf_relay *cr;
+	char channel[32];
+	struct ivr_msg why;
+	u32 cpu;
+	int ret;
+
+	cr = calloc(1, sizeof(*cr));
+	if (!cr)
+		return ivr_err(w, -ENOMEM, "out of memory for a relay session");
+	c->sink_priv = cr;
+	cr->st = calloc(w->info.nr_cpus, sizeof(*cr->st));
+	cr->handles = calloc(w->info.nr_cpus, sizeof(*cr->handles));
+	cr->seqs = calloc(w->info.nr_cpus, sizeof(*cr->seqs));
+	if (!cr->st || !cr->handles || !cr->seqs)
+		return ivr_err(w, -ENOMEM, "out of memory for a relay session");
+	ret = ivr_relay_open(&conf, &cr->rl, &why);
+	if (ret)
+		return ivr_err(w, ret, "%s: %s", w->path, why.text);
+	ret = ivr_relay_add_stream(cr->rl, RELAY_PATH, "metadata",
+				   &cr->meta_handle);
+	for (cpu = 0; !ret && cpu < w->info.nr_cpus; cpu++) {
+		snprintf(channel, sizeof(channel), "channel0_%u", cpu);
+		ret = ivr_relay_add_stream(cr->rl, RELAY_PATH, channel,
+					   &cr->st[cpu].handle);
+		cr->st[cpu].synced = true;
+	}
+	if (!ret)
+		ret = ivr_relay_streams_sent(cr->rl);
+	return ret ? relay_failed(w, cr, ret) : 0;
+}
+
+/*
+ * Kept until a packet goes out (send_meta()); -EBUSY if it does not
+ * extend what the daemon has.
+ */
+static int relay_meta(struct ivring_rec *w, struct ctf *c, const char *text,
+		      size_t len, bool replace)
+{
+	struct ctf_relay *cr = c->sink_priv;
+	char *p;
+
+	if (len < cr->sent_len || memcmp(text, cr->sent, cr->sent_len))
+		return ivr_err(w, -EBUSY,
+			       "%s: lttng-relayd has the trace's metadata already, and only appends to it",
+			       w->path);
+	p = malloc(len);
+	if (!p)
+		return ivr_err(w, -ENOMEM, "out of memory for CTF metadata");
+	memcpy(p, text, len);
+	free(cr->want);
+	cr->want = p;
+	cr->want_len = len;
+	return 0;
+}
+
+/* What the daemon lacks of the newest metadata, sent. */
+static int send_meta(struct ivring_rec *w, struct ctf_relay *cr)
+{
+	size_t head = strlen(META_PIECE), more;
+	char *piece;
+	int ret;
+
+	if (cr->want_len == cr->sent_len)
+		return 0;
+	more = cr->want_len - cr->sent_len;
+	if (!cr->sent_len) {
+		ret = ivr_relay_metadata(cr->rl, cr->meta_handle, cr->want,
+					 more);
+	} else {
+		piece = malloc(head + more);
+		if (!piece)
+			return ivr_err(w, -ENOMEM, "out of memory for CTF metadata");
+		memcpy(piece, META_PIECE, head);
+		memcpy(piece + head, cr->want + cr->sent_len, more);
+		ret = ivr_relay_metadata(cr->rl, cr->meta_handle, piece,
+					 head + more);
+		free(piece);
+	}
+	if (ret)
+		return relay_failed(w, cr, ret);
+	piece = realloc(cr->sent, cr->want_len);
+	if (!piece)
+		return ivr_err(w, -ENOMEM, "out of memory for CTF metadata");
+	memcpy(piece, cr->want, cr->want_len);
+	cr->sent = piece;
+	cr->sent_len = cr->want_len;
+	return 0;
+}
+
+static int relay_use(struct ivring_rec *w, struct ctf *c, u32 cpu)
+{
+	return 0;
+}
+
+static u64 get64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/*
+ * Each packet of @cpu's buffer, with its index from its own context
+ * (ctf_meta.c's layout, which ctf.c wrote: the sizes are ours).
+ */
+static int relay_write(struct ivring_rec *w, struct ctf *c, u32 cpu)
+{
+	struct ctf_relay *cr = c->sink_priv;
+	struct relay_stream *st = &cr->st[cpu];
+	struct ctf_stream *s = &c->streams[cpu];
+	struct ivr_relay_index ix = { .instance_id = cpu };
+	size_t off, size;
+	const u8 *p;
+	int ret;
+
+	ret = send_meta(w, cr);
+	if (ret)
+		return ret;
+	for (off = 0; off < s->len; off += size) {
+		p = s->buf + off + CTF_PKT_HDR;
+		ix.ts_begin = get64(p);
+		ix.ts_end = get64(p + 8);
+		ix.content_size = get64(p + 16);
+		ix.packet_size = get64(p + 24);
+		ix.seq_num = get64(p + 32);
+		ix.discarded = get64(p + 40);
+		size = ix.packet_size / 8;
+		ret = ivr_relay_packet(cr->rl, st->handle, st->next_seq,
+				       s->buf + off, size, &ix);
+		if (ret)
+			return relay_failed(w, cr, ret);
+		st->next_seq++;
+		st->synced = false;
+		st->busy = true;
+	}
+	return 0;
+}
+
+/* Wait until the daemon has written every packet sent. */
+static int relay_commit(struct ivring_rec *w, struct ctf *c)
+{
+	struct ctf_relay *cr = c->sink_priv;
+	u32 cpu, nr = 0;
+	int ret;
+
+	/* Formats the guest added, though no event of theirs came yet. */
+	ret = send_meta(w, cr);
+	if (ret)
+		return ret;
+	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
+		if (cr->st[cpu].synced)
+			continue;
+		cr->handles[nr] = cr->st[cpu].handle;
+		cr->seqs[nr++] = cr->st[cpu].next_seq - 1;
+	}
+	ret = ivr_relay_sync(cr->rl, cr->handles, cr->seqs, nr);
+	if (ret)
+		return relay_failed(w, cr, ret);
+	for (cpu = 0; cpu < w->info.nr_cpus; cpu++)
+		cr->st[cpu].synced = true;
+	return 0;
+}
+
+/*
+ * Streams that sent nothing since the last call: a beacon at @ts; one that
+ * never sent a packet gets an empty one instead, since the daemon keeps
+ * no beacon of a stream without a packet.
+ */
+static int relay_beacon(struct ivring_rec *w, struct ctf *c, u64 ts)
+{
+	struct ctf_relay *cr = c->sink_priv;
+	struct relay_stream *st;
+	u32 cpu;
+	int ret = 0;
+
+	for (cpu = 0; cpu < w->info.nr_cpus && !ret; cpu++) {
+		st = &cr->st[cpu];
+		if (st->busy || c->streams[cpu].len) {
+			st->busy = false;
+			continue;
+		}
+		if (!st->next_seq) {
+			ret = ctf_empty_packet(w, cpu, ts);
+			st->busy = false;
+			continue;
+		}
+		/* What comes later on this stream is not before the beacon. */
+		if (ts > c->streams[cpu].last_ts)
+			c->streams[cpu].last_ts = ts;
+		ret = send_meta(w, cr);
+		if (!ret && ivr_relay_beacon(cr->rl, st->handle, 0,
+					     c->streams[cpu].last_ts))
+			ret = relay_failed(w, cr, -EPIPE);
+	}
+	return ret;
+}
+
+/* Every stream closed after its last packet; the metadata's has none. */
+static int relay_end(struct ivring_rec *w, struct ctf *c)
+{
+	struct ctf_relay *cr = c->sink_priv;
+	struct relay_stream *st;
+	u32 cpu;
+	int ret = 0;
+
+	for (cpu = 0; cpu < w->info.nr_cpus && !ret; cpu++) {
+		st = &cr->st[cpu];
+		ret = ivr_relay_close_stream(cr->rl, st->handle,
+					     st->next_seq ? st->next_seq - 1 :
+							    UINT64_MAX);
+	}
+	if (!ret)
+		ret = ivr_relay_close_stream(cr->rl, cr->meta_handle,
+					     UINT64_MAX);
+	return ret ? relay_failed(w, cr, ret) : 0;
+}
+
+static void relay_free(struct ivring_rec *w, struct ctf *c)
+{
+	struct ctf_relay *cr = c->sink_priv;
+
+	if (!cr)
+		return;
+	ivr_relay_free(cr->rl);
+	free(cr->st);
+	free(cr->handles);
+	free(cr->seqs);
+	free(cr->sent);
+	free(cr->want);
+	free(cr);
+	c->sink_priv = NULL;
+}
+
+const struct ctf_sink ctf_relay_sink = {
+	.open = relay_open,
+	.meta = relay_meta,
+	.use = relay_use,
+	.write = relay_write,
+	.commit = relay_commit,
+	.beacon = relay_beacon,
+	.end = relay_end,
+	.free = relay_free,
+};
