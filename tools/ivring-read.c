@@ -137,6 +137,9 @@ static int record(struct read_opts *o)
 	struct rec_conf rc = {
 		.output = o->output,
 		.ctf = o->ctf,
+		.relayd = o->relayd,
+		.hostname = o->hostname,
+		.relayd_timeout_ms = o->relayd_timeout_ms,
 		.name = o->name,
 		.version = o->version,
 		.compression = o->compression,
@@ -159,7 +162,7 @@ static int record(struct read_opts *o)
 	c.ops = &rec_ops;
 	c.arg = &rc;
 	/* Many: one recording per guest in the directory of -o or --ctf. */
-	if (!o->path && own_dir(dir, o->any_dir))
+	if (!o->path && !o->relayd && own_dir(dir, o->any_dir))
 		return EXIT_RUNTIME;
 	if (o->host) {
 		err = host_trace_start(&hc, &rc.host);

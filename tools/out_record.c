@@ -41,6 +41,8 @@
 #define CPU_BURST	64
 /* How long what an idle CPU has published may wait for its page to fill. */
 #define PARTIAL_NS	200000000ULL
+/* How often a relay daemon's live viewers hear of idle CPUs. */
+#define BEACON_NS	PARTIAL_NS
 /* The progress line's refresh interval. */
 #define PROGRESS_NS	500000000ULL
 
@@ -56,6 +58,7 @@ struct rec_out {
 	uint64_t last_partial;	/* the last pass that took part-filled pages */
 	uint64_t files_bytes;	/* of the files completed */
 	uint64_t start_ns, last_ns;	/* the progress line's */
+	uint64_t last_beacon;	/* to a relay daemon's live viewers */
 };
 
 /* A message about @s: naming its segment, when many are recorded. */
@@ -134,10 +137,13 @@ static int start_file(struct seg *s, struct rec_out *ro)
 	const struct rec_conf *rc = seg_arg(s);
 	struct ivring_rec_opts opts = {
 		.sz = sizeof(opts),
-		.format = rc->ctf ? IVRING_REC_CTF : IVRING_REC_TRACE_DAT,
+		.format = rc->relayd ? IVRING_REC_CTF_RELAYD :
+			  rc->ctf ? IVRING_REC_CTF : IVRING_REC_TRACE_DAT,
 		.version = rc->version,
 		.compression = rc->compression,
 		.name = rc->name,
+		.hostname = rc->hostname,
+		.timeout_ms = rc->relayd_timeout_ms,
 		/* Without --follow, what the segment holds now, and no spools. */
 		.flags = (rc->follow ? 0 : IVRING_REC_SNAPSHOT) |
 			 (rc->any_dir ? IVRING_REC_ANY_DIR : 0),
@@ -155,7 +161,11 @@ static int start_file(struct seg *s, struct rec_out *ro)
 	ivring__info(s->r, &info);
 	ro->nr_cpus = info.nr_cpus;
 	ro->nr_subbufs = info.nr_subbufs;
-	ret = ivring__rec_open(s->r, ro->out, &opts, &ro->w);
+	/* A relay session is named as a file would be: NAME, NAME-1... */
+	if (rc->relayd)
+		opts.name = ro->out;
+	ret = ivring__rec_open(s->r, rc->relayd ? rc->relayd : ro->out, &opts,
+			       &ro->w);
 	if (ret == -EPERM && !rc->any_dir) {
 		char msg[1024];
 
@@ -370,6 +380,25 @@ static int pass(struct seg *s, struct rec_out *ro, bool partial, int *err)
 	return !total && stopped == (int)ro->nr_cpus ? -EPIPE : total;
 }
 
+/*
+ * A relay daemon's live viewers: what was recorded goes out, and the CPUs
+ * that had nothing since the last time are said to be idle, so that the
+ * viewers need not wait for them.
+ */
+static int beacon(struct seg *s, struct rec_out *ro, uint64_t now)
+{
+	int err = flush_and_commit(s, ro);
+
+	if (err)
+		return err;
+	ro->last_beacon = now;
+	if (ivring__rec_beacon(ro->w)) {
+		rec_warn(s, ivring__rec_errmsg(ro->w));
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
 static int rec_start(struct seg *s)
 {
 	const struct rec_conf *rc = seg_arg(s);
@@ -384,7 +413,9 @@ static int rec_start(struct seg *s)
 			return EXIT_RUNTIME;
 		}
 		ro->base = dir;
-		if (rc->dir) {
+		if (rc->relayd) {
+			ro->base = rc->name ? rc->name : s->name;
+		} else if (rc->dir) {
 			n = snprintf(ro->dir_path, sizeof(ro->dir_path),
 				     "%s/%s%s", dir, s->name, rc->ctf ? "" : ".dat");
 			if (n < 0 || (size_t)n >= sizeof(ro->dir_path)) {
@@ -398,6 +429,11 @@ static int rec_start(struct seg *s)
 		s->out = ro;
 	}
 	ro->part = s->part;
+	if (rc->relayd) {
+		int err = name_part(rc, ro);
+
+		return err ? err : start_file(s, ro);
+	}
 	return rc->dir ? start_unique(s, ro) : start_file(s, ro);
 }
 
@@ -424,6 +460,11 @@ static int rec_batch(struct seg *s, bool drain, int *err)
 	if (*err)
 		return -ECANCELED;
 	progress(s, ro, false);
+	if (rc->relayd && now - ro->last_beacon >= BEACON_NS) {
+		*err = beacon(s, ro, now);
+		if (*err)
+			return -ECANCELED;
+	}
 	if (ret > 0)
 		return ret;
 	/* Idle, a new generation or an end: what was recorded goes out. */

@@ -16,6 +16,9 @@
 struct rec_conf {
 	const char *output;	/* -o FILE.dat; with @dir, the directory */
 	const char *ctf;	/* --ctf DIR */
+	const char *relayd;	/* --relayd URL: a live session per guest */
+	const char *hostname;	/* the sessions' host; NULL: this one */
+	unsigned int relayd_timeout_ms;	/* 0: the library's */
 	const char *name;	/* -N: the guest's name in the file */
 	unsigned int version;	/* -V; 0: the default */
 	unsigned int compression;	/* IVRING_REC_ZSTD, or 0 */

@@ -30,6 +30,7 @@
 enum {
 	OPT_CHECKPOINT = 256, OPT_RESUME, OPT_CLOCK, OPT_CTF, OPT_WATCH,
 	OPT_MATCH, OPT_THREADS, OPT_STATS_INTERVAL, OPT_ANY_DIR, OPT_OWNER,
+	OPT_RELAYD, OPT_HOSTNAME, OPT_RELAYD_TIMEOUT,
 	OPT_COMPRESSION,
 	OPT_MAX_GUESTS, OPT_CLOCK_BOUND, OPT_HOST,
 };
@@ -67,6 +68,12 @@ static const struct read_option {
 	{ { "compression", required_argument, NULL, OPT_COMPRESSION },
 	  M_RECORD, 0 },
 	{ { "ctf", required_argument, NULL, OPT_CTF }, M_RECORD, ARG(ctf) },
+	{ { "relayd", required_argument, NULL, OPT_RELAYD }, M_RECORD,
+	  ARG(relayd) },
+	{ { "hostname", required_argument, NULL, OPT_HOSTNAME }, M_RECORD,
+	  ARG(hostname) },
+	{ { "relayd-timeout", required_argument, NULL, OPT_RELAYD_TIMEOUT },
+	  M_RECORD, 0 },
 	{ { "name", required_argument, NULL, 'N' }, M_RECORD, ARG(name) },
 	{ { "host", required_argument, NULL, OPT_HOST }, M_RECORD, ARG(host) },
 	{ { "any-dir", no_argument, NULL, OPT_ANY_DIR }, M_RECORD,
@@ -320,6 +327,10 @@ static void take(struct read_opts *o, int c, const char *arg)
 	case OPT_OWNER:
 		parse_owner(o, arg);
 		break;
+	case OPT_RELAYD_TIMEOUT:
+		o->relayd_timeout_ms = parse_count("relayd-timeout", arg, 1,
+						   3600000);
+		break;
 	case OPT_MAX_GUESTS:
 		o->many.max_guests = parse_count("max-guests", arg, 1, 1 << 20);
 		break;
@@ -404,8 +415,8 @@ static void check_modes(const struct read_opts *o)
 		if (o->handover.checkpoint || o->handover.resume || o->name ||
 		    o->stats)
 			usage_error("--checkpoint, --resume, --name and --stats are for one segment (--stats-interval: a line per guest)");
-		if (!o->ctf && !o->output)
-			usage_error("many segments: -o DIR or --ctf DIR, where each guest's recording goes");
+		if (!o->ctf && !o->output && !o->relayd)
+			usage_error("many segments: -o DIR, --ctf DIR or --relayd URL, where each guest's recording goes");
 	}
 }
 
@@ -526,6 +537,12 @@ void read_parse(int argc, char **argv, struct read_opts *o)
 		take(o, c, optarg);
 	if (o->ctf && (o->output || o->version))
 		usage_error("--ctf writes a CTF directory: -o and --file-version are for trace.dat");
+	if (o->relayd && (o->ctf || o->output || o->version || o->compression))
+		usage_error("--relayd streams CTF to a relay daemon: -o, --ctf, --file-version and --compression are for files");
+	if (o->relayd && o->host)
+		usage_error("--relayd: the host's own trace (--host) is not streamed yet; record it with --host to a file");
+	if ((o->hostname || o->relayd_timeout_ms) && !o->relayd)
+		usage_error("--hostname and --relayd-timeout are for a relay daemon: add --relayd URL");
 	if (o->ctf && o->compression)
 		usage_error("--compression: CTF 1.8 has no compression; it is for trace.dat");
 	if (o->compression && o->version == 6)
@@ -535,7 +552,7 @@ void read_parse(int argc, char **argv, struct read_opts *o)
 	check_host(o);
 	segments(argc, argv, o);
 	check_modes(o);
-	if (o->record && o->path && !o->ctf && !o->output)
+	if (o->record && o->path && !o->ctf && !o->output && !o->relayd)
 		o->output = "trace.dat";
 	check_host_path(o);
 }

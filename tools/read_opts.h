@@ -34,6 +34,9 @@ struct read_opts {
 	unsigned int max_cpu;	/* the highest CPU in it */
 	/* Recording. */
 	const char *ctf;
+	const char *relayd;	/* --relayd URL: CTF to LTTng's relay daemon */
+	const char *hostname;	/* --hostname: this host's, to the daemon */
+	unsigned int relayd_timeout_ms;	/* its replies'; 0: the library's */
 	const char *name;	/* -N */
 	unsigned int version;	/* -V; 0: the default */
 	unsigned int compression;	/* --compression: IVRING_REC_ZSTD, or 0 */
