@@ -535,7 +535,7 @@ clean:
 # Every Debian package that building, checking and the VM tests need.
 DEB_PKGS	:= build-essential make pkg-config xz-utils libtraceevent-dev \
 		   libtracefs-dev libtracecmd-dev libzstd-dev zstd \
-		   liburcu-dev linux-source-6.1 babeltrace2 trace-cmd \
+		   liburcu-dev linux-source-6.1 babeltrace2 trace-cmd lttng-tools \
 		   kernelshark xvfb xauth imagemagick xdotool \
 		   qemu-system-x86 busybox-static socat cpio kmod procps dkms \
 		   linux-headers-amd64 linux-image-amd64 \

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "record/ctf.h"
@@ -47,6 +48,7 @@ struct ctf_relay {
 	size_t sent_len;
 	char *want;		/* the newest, of which @sent is a prefix */
 	size_t want_len;
+	u64 last_packet_ns;	/* CLOCK_MONOTONIC; 0: none yet */
 	u64 *handles;		/* for ivr_relay_sync(), by CPU */
 	u64 *seqs;
 };
@@ -106,7 +108,8 @@ static int relay_meta(struct ivring_rec *w, struct ctf *c, const char *text,
 	struct ctf_relay *cr = c->sink_priv;
 	char *p;
 
-	if (len < cr->sent_len || memcmp(text, cr->sent, cr->sent_len))
+	if (len < cr->sent_len ||
+	    (cr->sent_len && memcmp(text, cr->sent, cr->sent_len)))
 		return ivr_err(w, -EBUSY,
 			       "%s: lttng-relayd has the trace's metadata already, and only appends to it",
 			       w->path);
@@ -200,6 +203,7 @@ static int relay_write(struct ivring_rec *w, struct ctf *c, u32 cpu)
 		st->next_seq++;
 		st->synced = false;
 		st->busy = true;
+		cr->last_packet_ns = ivr_mono_ns();
 	}
 	return 0;
 }
@@ -263,13 +267,30 @@ static int relay_beacon(struct ivring_rec *w, struct ctf *c, u64 ts)
 	return ret;
 }
 
-/* Every stream closed after its last packet; the metadata's has none. */
+/*
+ * Every stream closed after its last packet; the metadata's has none.
+ * babeltrace2 2.0.4's live viewer misses the last packets of a stream
+ * that closes right after them (seen in test_relayd.sh: the events of
+ * the last flush were missing, every time; with the streams closed a
+ * second later, none was), so the streams stay open until the last
+ * packet is a live timer's period old.
+ */
 static int relay_end(struct ivring_rec *w, struct ctf *c)
 {
 	struct ctf_relay *cr = c->sink_priv;
+	u64 linger = cr->last_packet_ns + LIVE_TIMER_US * 1000ULL;
+	struct timespec ts;
 	struct relay_stream *st;
+	u64 now = ivr_mono_ns();
 	u32 cpu;
 	int ret = 0;
+
+	if (cr->last_packet_ns && now < linger) {
+		ts.tv_sec = (linger - now) / 1000000000ULL;
+		ts.tv_nsec = (linger - now) % 1000000000ULL;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
 
 	for (cpu = 0; cpu < w->info.nr_cpus && !ret; cpu++) {
 		st = &cr->st[cpu];

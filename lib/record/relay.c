@@ -187,21 +187,18 @@ static int parse_url(const char *url, char *host, size_t len, int *family,
 		p = url + 7;
 	} else {
 		return ivr_msg_set(why, -EINVAL,
-				   "%s: a relay daemon is net://HOST[:CONTROL_PORT[:DATA_PORT]] (or net6://)",
-				   url);
+				   "a relay daemon is net://HOST[:CONTROL_PORT[:DATA_PORT]] (or net6://)");
 	}
 	if (*p == '[') {
 		end = strchr(p, ']');
 		if (!end)
-			return ivr_msg_set(why, -EINVAL, "%s: no ']' after the address",
-					   url);
+			return ivr_msg_set(why, -EINVAL, "no ']' after the address");
 		p++;
 	} else {
 		end = p + strcspn(p, ":/");
 	}
 	if (end == p || (size_t)(end - p) >= len)
-		return ivr_msg_set(why, -EINVAL, "%s: no host, or too long a one",
-				   url);
+		return ivr_msg_set(why, -EINVAL, "no host, or too long a one");
 	memcpy(host, p, end - p);
 	host[end - p] = '\0';
 	p = end + (*end == ']');
@@ -209,16 +206,15 @@ static int parse_url(const char *url, char *host, size_t len, int *family,
 		errno = 0;
 		port[i] = strtoul(p + 1, &e, 10);
 		if (e == p + 1 || errno || !port[i] || port[i] > 65535)
-			return ivr_msg_set(why, -EINVAL, "%s: a port is 1 to 65535",
-					   url);
+			return ivr_msg_set(why, -EINVAL, "a port is 1 to 65535");
 		p = e;
 	}
 	if (i == 1)
 		port[1] = port[0] + 1;
 	if (*p)
 		return ivr_msg_set(why, -EINVAL,
-				   "%s: '%s' after the ports; ivring names the session's paths itself",
-				   url, p);
+				   "'%s' after the ports; ivring names the session's paths itself",
+				   p);
 	*ctl = port[0];
 	*data = port[1];
 	return 0;

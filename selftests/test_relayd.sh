@@ -1,0 +1,236 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# SPDX-FileCopyrightText: 2026 The ivring authors
+#
+# `ivring-read record --relayd` against Debian's lttng-relayd, started here
+# on free ports of 127.0.0.1 in a private directory (relayd_lib.sh), and
+# read back by babeltrace2 as a user would:
+#
+#   - offline: the relay daemon's output for a stopped segment prints, line
+#     for line, what `record --ctf` writes for the same segment;
+#   - live: babeltrace2 -i lttng-live, attached while ivring-gen writes,
+#     shows each CPU's events as the CTF recording of the same segment has
+#     them (the viewer starts at the packets after it attached: a suffix
+#     per CPU), and ends when the recording does;
+#   - many: --watch streams every segment of a directory, a session each;
+#   - a relay daemon that lies or stalls (fake_relayd): a clear message
+#     and a failed exit, never a crash, under ASan too.
+#
+# Needs ivring-read, ivring-gen, $IVRING_HELPERS/fake_relayd, lttng-relayd
+# and babeltrace2.  Exit: 0 pass, 1 fail, 4 skip (kselftest).
+
+here=$(cd "$(dirname "$0")" && pwd)
+tools=${IVRING_TOOLS:-$here/../build/plain/tools}
+helpers=${IVRING_HELPERS:-$here/../build/plain/helpers}
+read_bin=$tools/ivring-read
+gen_bin=$tools/ivring-gen
+fake=$helpers/fake_relayd
+asan_read=${IVRING_ASAN_TOOLS:+$IVRING_ASAN_TOOLS/ivring-read}
+
+for b in "$read_bin" "$gen_bin" "$fake"; do
+	if [ ! -x "$b" ]; then
+		echo "# SKIP: no $b; run make check"
+		exit 4
+	fi
+done
+for p in lttng-relayd babeltrace2; do
+	if ! command -v $p >/dev/null; then
+		echo "# SKIP: no $p (Debian packages lttng-tools, babeltrace2)"
+		exit 4
+	fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ivring-relayd.XXXXXX") || exit 1
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	relayd_stop
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+. "$here/tap.sh"
+. "$here/relayd_lib.sh"
+
+# babeltrace2's lines without the "(+delta)" column, which depends on
+# where a listing starts.
+bt_lines() {
+	sed -E 's/^(\[[^]]*\]) \([^)]*\)/\1/'
+}
+
+# The one session directory of guest $2 under host $1 of the daemon.
+session_dir() {
+	local d
+	for d in "$RELAYD_OUT/$1/$2"-*; do
+		[ -d "$d/kernel" ] && echo "$d" && return 0
+	done
+	return 1
+}
+
+if ! relayd_start "$tmp/relayd"; then
+	not_ok "lttng-relayd starts on free ports"
+	sed 's/^/# /' "$tmp/relayd/relayd.log" | tail -20
+	echo "# $((n - fails)) passed, $fails failed"
+	exit 1
+fi
+echo "# lttng-relayd $RELAYD_PID at $RELAYD_URL, live $RELAYD_LIVE"
+
+# --- offline: a stopped segment, as record --ctf writes it -----------------
+seg=$tmp/off.seg
+"$gen_bin" -q -s 16M -c 3 -n 2000 -z 64,1K,2K -S "$seg"
+"$read_bin" record -q -p --ctf "$tmp/off.ctf" "$seg" 2>"$tmp/err" ||
+	sed 's/^/# /' "$tmp/err"
+if "$read_bin" record --relayd "$RELAYD_URL" --hostname hostA "$seg" \
+	2>"$tmp/off.err"; then
+	ok "record --relayd of a stopped segment"
+else
+	not_ok "record --relayd of a stopped segment"
+	sed 's/^/# /' "$tmp/off.err"
+fi
+if d=$(session_dir hostA off.seg) &&
+	[ -s "$d/kernel/metadata" ] && [ -f "$d/kernel/channel0_2" ] &&
+	[ -f "$d/kernel/index/channel0_0.idx" ]; then
+	ok "the daemon files it as HOST/GUEST-DATE/kernel/{metadata,channel0_N,index}"
+else
+	not_ok "the daemon files it as HOST/GUEST-DATE/kernel/{metadata,channel0_N,index}"
+	find "$RELAYD_OUT" | sed 's/^/# /' | head -20
+fi
+babeltrace2 "$tmp/off.ctf" | bt_lines >"$tmp/off.want"
+babeltrace2 "$d" 2>"$tmp/bt.err" | bt_lines >"$tmp/off.got"
+[ "$(wc -l <"$tmp/off.want")" -ge 6000 ] ||
+	not_ok "the CTF recording holds the 6000 events ($(wc -l <"$tmp/off.want"))"
+same "babeltrace2 prints the relay's trace as the CTF directory" \
+	"$tmp/off.want" "$tmp/off.got"
+
+# --- live: babeltrace2 attached while the guest writes -----------------------
+seg=$tmp/live.seg
+"$gen_bin" -q -c 2 -r 400 -k -S "$seg" &
+gen=$! pids+=($gen)
+wait_for 30 test -s "$seg"
+"$read_bin" record -q -f -p --ctf "$tmp/live.ctf" "$seg" 2>"$tmp/peek.err" &
+peek=$! pids+=($peek)
+"$read_bin" record -q -f --relayd "$RELAYD_URL" --hostname hostA "$seg" \
+	2>"$tmp/live.err" &
+rec=$! pids+=($rec)
+# The viewer looks for the session once: it must exist by then.
+wait_for 60 session_dir hostA live.seg >/dev/null
+babeltrace2 -i lttng-live "$RELAYD_LIVE/host/hostA/live.seg" \
+	--params 'session-not-found-action="end"' >"$tmp/live.bt" \
+	2>"$tmp/live.bterr" &
+bt=$! pids+=($bt)
+if wait_for 120 eval '[ "$(wc -l <"$tmp/live.bt")" -ge 400 ]'; then
+	ok "babeltrace2 lttng-live shows events while the guest writes"
+else
+	not_ok "babeltrace2 lttng-live shows events while the guest writes ($(wc -l <"$tmp/live.bt") lines)"
+	tail -5 "$tmp/live.bterr" | sed 's/^/# /'
+fi
+kill -INT $gen
+wait $gen
+# The writer stopped; the recordings end on SIGINT, and the viewer with them.
+kill -INT $rec $peek
+wait $rec
+rc=$?
+wait $peek
+[ $rc -eq 0 ] && ok "record -f --relayd ends cleanly on SIGINT" ||
+	{ not_ok "record -f --relayd ends cleanly on SIGINT (exit $rc)"; sed 's/^/# /' "$tmp/live.err"; }
+if wait_for 60 eval '! kill -0 $bt 2>/dev/null'; then
+	ok "the viewer ends with the recording"
+else
+	not_ok "the viewer ends with the recording"
+fi
+babeltrace2 "$tmp/live.ctf" | bt_lines >"$tmp/live.want"
+bt_lines <"$tmp/live.bt" >"$tmp/live.got"
+# Per CPU, the live lines are the last ones of the recording's.
+bad=0
+for cpu in 0 1; do
+	grep "cpu_id = $cpu }" "$tmp/live.want" >"$tmp/want.$cpu"
+	grep "cpu_id = $cpu }" "$tmp/live.got" >"$tmp/got.$cpu"
+	k=$(wc -l <"$tmp/got.$cpu")
+	tail -n "$k" "$tmp/want.$cpu" | cmp -s - "$tmp/got.$cpu" || bad=1
+	[ "$k" -gt 0 ] || bad=1
+done
+if [ $bad = 0 ]; then
+	ok "live, each CPU's events are the recording's, to the last one ($(wc -l <"$tmp/live.got") of $(wc -l <"$tmp/live.want"))"
+else
+	not_ok "live, each CPU's events are the recording's, to the last one"
+	diff <(tail -n "$(wc -l <"$tmp/got.0")" "$tmp/want.0") "$tmp/got.0" |
+		head -10 | sed 's/^/# /'
+fi
+d=$(session_dir hostA live.seg)
+babeltrace2 "$d" 2>/dev/null | bt_lines >"$tmp/live.off"
+same "and its relay output has every event of the recording" \
+	"$tmp/live.want" "$tmp/live.off"
+
+# --- many: --watch, a session per guest --------------------------------------
+mkdir "$tmp/shm"
+for g in g1 g2 g3; do
+	"$gen_bin" -q -c 2 -n 3000 -S "$tmp/shm/$g"
+	"$read_bin" record -q -p --ctf "$tmp/$g.ctf" "$tmp/shm/$g" 2>/dev/null
+	babeltrace2 "$tmp/$g.ctf" | bt_lines >"$tmp/$g.want"
+done
+"$read_bin" record --watch "$tmp/shm" --match 'g*' --relayd "$RELAYD_URL" \
+	--hostname hostB 2>"$tmp/watch.err" &
+w=$! pids+=($w)
+# Each guest's session has what the guest wrote.
+has_all() {
+	local d
+	d=$(session_dir hostB "$1") || return 1
+	babeltrace2 "$d" 2>/dev/null | bt_lines | cmp -s - "$tmp/$1.want"
+}
+bad=0
+for g in g1 g2 g3; do
+	wait_for 120 has_all "$g" || bad=1
+done
+kill -INT $w
+wait $w
+[ $bad = 0 ] && ok "--watch: each guest's session holds its events" ||
+	{ not_ok "--watch: each guest's session holds its events"; sed 's/^/# /' "$tmp/watch.err"; }
+
+# --- a daemon that lies ------------------------------------------------------
+seg=$tmp/off.seg
+lie() {
+	local mode=$1 pattern=$2 bin=$3 c d
+	rm -f "$tmp/ports"
+	"$fake" "$mode" "$tmp/ports" &
+	local f=$!
+	pids+=($f)
+	wait_for 30 test -s "$tmp/ports"
+	read -r c d <"$tmp/ports"
+	expect_fail "$(basename "$(dirname "$(dirname "$bin")")")/$mode: $pattern" 1 \
+		"$pattern" "$bin" record -p --relayd-timeout 500 \
+		--relayd "net://127.0.0.1:$c:$d" "$seg"
+	kill -KILL $f 2>/dev/null
+	wait $f 2>/dev/null
+}
+for bin in "$read_bin" $asan_read; do
+	[ -x "$bin" ] || continue
+	lie silent "did not answer the protocol's version within 500 ms" "$bin"
+	lie major "speaks protocol 3.0; ivring speaks 2.11 to 2.13" "$bin"
+	lie old "speaks protocol 2.10" "$bin"
+	lie short "closed the connection instead of answering" "$bin"
+	lie pathlen "named the session's directory in 100000 bytes" "$bin"
+	lie refuse "refused the session" "$bin"
+	lie stream "refused the stream kernel/metadata" "$bin"
+	lie pending "answered 7 to whether it has the packets" "$bin"
+	lie stall "did not write the packets within 500 ms" "$bin"
+	lie index "refused a packet's index" "$bin"
+	lie garbage "lttng-relayd" "$bin"
+	lie hangup "lttng-relayd" "$bin"
+done
+expect_fail "a URL that is not net://" 2 "net://HOST\[:CONTROL_PORT" \
+	"$read_bin" record -p --relayd "tcp://127.0.0.1" "$seg"
+expect_fail "a port out of range" 2 "a port is 1 to 65535" \
+	"$read_bin" record -p --relayd "net://127.0.0.1:70000" "$seg"
+expect_fail "nobody listening" 1 "Connection refused" \
+	"$read_bin" record -p --relayd "net://127.0.0.1:1:2" "$seg"
+expect_fail "a hostname with a slash" 2 "hostname is 1 to 63 bytes" \
+	"$read_bin" record -p --relayd "$RELAYD_URL" --hostname a/b "$seg"
+expect_fail "--relayd with --ctf" 2 "are for files" \
+	"$read_bin" record --relayd "$RELAYD_URL" --ctf "$tmp/x" "$seg"
+
+echo "# $((n - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
