@@ -543,8 +543,13 @@ enum {
 	 * net://HOST[:CONTROL_PORT[:DATA_PORT]], or net6://.  One session,
 	 * named as the recording (ivring_rec_opts.name), under @hostname;
 	 * ivring__rec_flush() returns 0 once the daemon has written every
-	 * page passed before it.  The daemon has no authentication and no
-	 * encryption: cross an untrusted network through a tunnel.
+	 * page passed before it.  If the connection is lost, flush and
+	 * ivring__rec_beacon() return -ENOTCONN and keep what was not sent:
+	 * each later call connects again (a new session that goes on with
+	 * the trace), no more often than a back-off of 0.1 s doubling to
+	 * 5 s allows, and returns 0 once it did.  The daemon has no
+	 * authentication and no encryption: cross an untrusted network
+	 * through a tunnel.
 	 */
 	IVRING_REC_CTF_RELAYD = 3,
 };

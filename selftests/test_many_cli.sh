@@ -81,7 +81,7 @@ check "--threads 0: exit 2 (got $rc)" [ $rc = 2 ]
 "$read_bin" record "$dir/a" "$dir/b" >/dev/null 2>"$tmp/rec-noout.err"
 rc=$?
 check "record of many segments without -o DIR: exit 2 (got $rc)" \
-	sh -c "[ $rc = 2 ] && grep -q -- '-o DIR or --ctf DIR' '$tmp/rec-noout.err'"
+	sh -c "[ $rc = 2 ] && grep -q -- '-o DIR, --ctf DIR or --relayd URL' '$tmp/rec-noout.err'"
 
 # --- a guest that comes later, SIGUSR2 --------------------------------------
 rm -f "$dir"/*

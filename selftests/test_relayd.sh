@@ -13,6 +13,10 @@
 #     them (the viewer starts at the packets after it attached: a suffix
 #     per CPU), and ends when the recording does;
 #   - many: --watch streams every segment of a directory, a session each;
+#   - the daemon killed with SIGKILL mid-stream and started again: the
+#     recorder holds the guest's events meanwhile, goes on in a new session
+#     (NAME-DATE-TIME.1), and babeltrace2 reads both as one trace in which
+#     every event is there once, or in a packet it reports as discarded;
 #   - a relay daemon that lies or stalls (fake_relayd): a clear message
 #     and a failed exit, never a crash, under ASan too.
 #
@@ -189,6 +193,66 @@ kill -INT $w
 wait $w
 [ $bad = 0 ] && ok "--watch: each guest's session holds its events" ||
 	{ not_ok "--watch: each guest's session holds its events"; sed 's/^/# /' "$tmp/watch.err"; }
+
+# --- the daemon killed mid-stream and started again --------------------------
+seg=$tmp/kill.seg
+"$gen_bin" -c 2 -r 3000 -k -S "$seg" 2>"$tmp/kill.gen" &
+gen=$! pids+=($gen)
+wait_for 30 test -s "$seg"
+"$read_bin" record -q -f --relayd "$RELAYD_URL" --hostname hostC "$seg" \
+	2>"$tmp/kill.err" &
+rec=$! pids+=($rec)
+# Some packets are in, then the daemon dies, and comes back on its ports.
+wait_for 60 eval '[ -s "$(session_dir hostC kill.seg)/kernel/channel0_0" ]'
+kill -KILL "$RELAYD_PID"
+wait "$RELAYD_PID" 2>/dev/null
+RELAYD_PID=
+if wait_for 60 grep -q "holding the guest's events" "$tmp/kill.err"; then
+	ok "a daemon that dies: the recorder holds the guest's events"
+else
+	not_ok "a daemon that dies: the recorder holds the guest's events"
+fi
+relayd_start "$tmp/relayd" || not_ok "lttng-relayd starts again on its ports"
+if wait_for 60 grep -q "the relay daemon is back" "$tmp/kill.err"; then
+	ok "and goes on in a new session when the daemon is back"
+else
+	not_ok "and goes on in a new session when the daemon is back"
+	sed 's/^/# /' "$tmp/kill.err"
+fi
+wait_for 60 eval '[ -s "$RELAYD_OUT/hostC/$(basename "$(session_dir hostC kill.seg)").1/kernel/channel0_1" ]'
+kill -INT $gen
+wait $gen
+kill -INT $rec
+wait $rec
+rc=$?
+[ $rc = 0 ] && ok "the recording ends cleanly" ||
+	{ not_ok "the recording ends cleanly (exit $rc)"; sed 's/^/# /' "$tmp/kill.err"; }
+# One trace of both sessions: each event once, or counted as discarded.
+babeltrace2 "$RELAYD_OUT/hostC" >"$tmp/kill.bt" 2>"$tmp/kill.bterr"
+rc=$?
+bad=0
+for cpu in 0 1; do
+	written=$(sed -n "s/.*cpu$cpu: written \([0-9]*\).*/\1/p" "$tmp/kill.gen")
+	grep "cpu_id = $cpu }" "$tmp/kill.bt" | grep -o 'seq = [0-9]*' |
+		awk '{ print $3 }' >"$tmp/kill.seq$cpu"
+	seen=$(wc -l <"$tmp/kill.seq$cpu")
+	uniq=$(sort -un "$tmp/kill.seq$cpu" | wc -l)
+	lost=$(grep "channel0_$cpu\"" "$tmp/kill.bterr" |
+		sed -n 's/.*discarded \([0-9]*\) event.*/\1/p' |
+		awk '{ n += $1 } END { print n + 0 }')
+	packets=$(grep "channel0_$cpu\"" "$tmp/kill.bterr" |
+		sed -n 's/.*discarded \([0-9]*\) packet.*/\1/p' |
+		awk '{ n += $1 } END { print n + 0 }')
+	sort -nc "$tmp/kill.seq$cpu" 2>/dev/null || bad=1
+	echo "# cpu$cpu: written $written, in the trace $seen ($uniq distinct), counted lost $lost events and $packets packets"
+	# A packet (256 KiB at most) holds at most 16384 of these events.
+	[ -n "$written" ] && [ "$seen" = "$uniq" ] &&
+		[ "$seen" -le "$written" ] &&
+		[ $((seen + lost + 16384 * packets)) -ge "$written" ] || bad=1
+done
+[ $rc = 0 ] && [ $bad = 0 ] &&
+	ok "over both sessions, every event once or counted lost" ||
+	not_ok "over both sessions, every event once or counted lost (babeltrace2 exit $rc)"
 
 # --- a daemon that lies ------------------------------------------------------
 seg=$tmp/off.seg

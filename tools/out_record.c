@@ -41,6 +41,8 @@
 #define CPU_BURST	64
 /* How long what an idle CPU has published may wait for its page to fill. */
 #define PARTIAL_NS	200000000ULL
+/* How often a relay daemon out of reach is tried again (the library's back-off decides). */
+#define RETRY_NS	PARTIAL_NS
 /* How often a relay daemon's live viewers hear of idle CPUs. */
 #define BEACON_NS	PARTIAL_NS
 /* The progress line's refresh interval. */
@@ -59,6 +61,7 @@ struct rec_out {
 	uint64_t files_bytes;	/* of the files completed */
 	uint64_t start_ns, last_ns;	/* the progress line's */
 	uint64_t last_beacon;	/* to a relay daemon's live viewers */
+	bool down;		/* the relay daemon is out of reach */
 };
 
 /* A message about @s: naming its segment, when many are recorded. */
@@ -260,21 +263,59 @@ static void progress(struct seg *s, struct rec_out *ro, bool force)
 		secs > 0 ? mb / secs : 0.0);
 }
 
+/*
+ * A relay daemon out of reach (-ENOTCONN): following, the recording holds
+ * what it took, reads nothing more and commits nothing, so that the
+ * guest's ring holds its events (and, full in discard mode, counts what
+ * it drops) until the library has connected again; said once.  A
+ * snapshot fails instead.
+ */
+static bool held(struct seg *s, struct rec_out *ro)
+{
+	const struct rec_conf *rc = seg_arg(s);
+	char msg[1024];
+
+	if (!rc->follow)
+		return false;
+	if (!ro->down) {
+		snprintf(msg, sizeof(msg), "%s; holding the guest's events until it is back",
+			 ivring__rec_errmsg(ro->w));
+		rec_warn(s, msg);
+	}
+	ro->down = true;
+	return true;
+}
+
+static void back(struct seg *s, struct rec_out *ro)
+{
+	char msg[PATH_MAX + 64];
+
+	if (!ro->down)
+		return;
+	ro->down = false;
+	snprintf(msg, sizeof(msg), "%s: the relay daemon is back; the trace goes on in a new session",
+		 ro->out);
+	rec_warn(s, msg);
+}
+
 /* Write out what was recorded, then consume it: never the other way round. */
 static int flush_and_commit(struct seg *s, struct rec_out *ro)
 {
 	int ret;
 
-	if (!ro->pending)
+	if (!ro->pending && !ro->down)
 		return 0;
 	/* The clock samples so far go into the file's metadata with the flush. */
 	if (s->clk.clock && ivring__rec_clock(ro->w, s->r) < 0)
 		rec_warn(s, ivring__rec_errmsg(ro->w));
 	ret = ivring__rec_flush(ro->w);
+	if (ret == -ENOTCONN && held(s, ro))
+		return 0;
 	if (ret) {
 		rec_warn(s, ivring__rec_errmsg(ro->w));
 		return EXIT_RUNTIME;
 	}
+	back(s, ro);
 	/* A segment found broken keeps what was not consumed for the next. */
 	ret = s->failed ? 0 : ivring__commit(s->r);
 	if (ret) {
@@ -351,6 +392,8 @@ static int record_cpu(struct seg *s, struct rec_out *ro, unsigned int cpu,
 			*err = flush_and_commit(s, ro);
 			if (*err)
 				return -1;
+			if (ro->down)
+				return n + 1;
 		}
 	}
 	return n;
@@ -367,7 +410,7 @@ static int pass(struct seg *s, struct rec_out *ro, bool partial, int *err)
 	unsigned int cpu, flags = partial ? IVRING_PAGE_PARTIAL : 0;
 	int total = 0, ret, stopped = 0;
 
-	for (cpu = 0; cpu < ro->nr_cpus; cpu++) {
+	for (cpu = 0; cpu < ro->nr_cpus && !ro->down; cpu++) {
 		ret = record_cpu(s, ro, cpu, flags, err);
 		if (ret == -EPIPE) {
 			stopped++;
@@ -392,7 +435,10 @@ static int beacon(struct seg *s, struct rec_out *ro, uint64_t now)
 	if (err)
 		return err;
 	ro->last_beacon = now;
-	if (ivring__rec_beacon(ro->w)) {
+	err = ivring__rec_beacon(ro->w);
+	if (err == -ENOTCONN && held(s, ro))
+		return 0;
+	if (err) {
 		rec_warn(s, ivring__rec_errmsg(ro->w));
 		return EXIT_RUNTIME;
 	}
@@ -452,6 +498,16 @@ static int rec_batch(struct seg *s, bool drain, int *err)
 	 * its writer, loses nothing to the recorder that a text reader would
 	 * have printed.
 	 */
+	/* Nothing more is read while the relay daemon is out of reach. */
+	if (ro->down) {
+		*err = flush_and_commit(s, ro);
+		if (*err)
+			return -ECANCELED;
+		if (ro->down) {
+			s->wake_ns = now + RETRY_NS;
+			return 0;
+		}
+	}
 	partial = drain || !rc->follow || now - ro->last_partial >= PARTIAL_NS;
 	if (partial)
 		ro->last_partial = now;
@@ -489,7 +545,7 @@ static int rec_end(struct seg *s)
 	 * take, so that a writer faster than the recorder cannot keep it
 	 * from ending.
 	 */
-	while (!s->failed && passes--) {
+	while (!s->failed && !ro->down && passes--) {
 		ret = pass(s, ro, true, &err);
 		if (ret <= 0 || err)
 			break;

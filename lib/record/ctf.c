@@ -223,18 +223,45 @@ static void packet_close(struct ctf *c, struct ctf_stream *s, u32 cpu,
 	memcpy(p + CTF_PKT_HDR + sizeof(v), &cpu, 4);
 }
 
-int ctf_stream_write(struct ivring_rec *w, u32 cpu)
+/*
+ * The packet that @cpu's pages go on filling (a sink with pack), closed:
+ * a loss, a write, or the size ends it.
+ */
+static int close_open(struct ivring_rec *w, u32 cpu)
 {
 	struct ctf *c = w->priv;
 	struct ctf_stream *s = &c->streams[cpu];
 	int ret;
 
-	if (!s->len)
+	if (!s->is_open)
 		return 0;
-	ret = c->sink->write(w, c, cpu);
+	/* put_event() reserved nothing for the padding. */
+	ret = stream_reserve(w, s, 8);
 	if (ret)
 		return ret;
-	w->cpus[cpu].bytes += s->len;
+	packet_close(c, s, cpu, s->open_at, s->open_begin, s->last_ts);
+	s->is_open = false;
+	return 0;
+}
+
+int ctf_stream_write(struct ivring_rec *w, u32 cpu)
+{
+	struct ctf *c = w->priv;
+	struct ctf_stream *s = &c->streams[cpu];
+	int ret;
+	size_t had;
+
+	ret = close_open(w, cpu);
+	if (ret)
+		return ret;
+	had = s->len;
+	if (!s->len)
+		return 0;
+	/* A sink may take some packets and keep the rest (ctf_relay.c). */
+	ret = c->sink->write(w, c, cpu);
+	w->cpus[cpu].bytes += had - (ret ? s->len : 0);
+	if (ret)
+		return ret;
 	s->len = 0;
 	/*
 	 * One page of a hostile guest's tiny records may grow the buffer
@@ -284,6 +311,12 @@ static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 	ret = c->sink->use(w, c, cpu);
 	if (ret)
 		return ret;
+	/* A loss shows between two packets: it ends the one being filled. */
+	if (s->is_open && (pg->lost || s->len - s->open_at >= c->sink->pack)) {
+		ret = close_open(w, cpu);
+		if (ret)
+			return ret;
+	}
 	memcpy(&h, pg->data, sizeof(h));
 	begin = ctf_time(c, h.time_stamp);
 	if (begin < s->last_ts)
@@ -301,9 +334,13 @@ static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 	}
 	s->discarded += pg->lost;
 	s->last_ts = begin;
-	ret = packet_open(w, s, &start);
-	if (ret)
-		return ret;
+	if (!s->is_open) {
+		ret = packet_open(w, s, &s->open_at);
+		if (ret)
+			return ret;
+		s->open_begin = begin;
+		s->is_open = true;
+	}
 	ts = h.time_stamp;
 	while (ivr_rec_parse(rec, pg->len, &off, &ts, &ev, &end) > 0) {
 		u64 t = ctf_time(c, ev.ts);
@@ -320,12 +357,14 @@ static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 		off = end;
 		ts = ev.ts;
 	}
-	/* put_event() reserved nothing for the padding: packet_open() did. */
-	ret = stream_reserve(w, s, 8);
-	if (ret)
-		return ret;
-	packet_close(c, s, cpu, start, begin, s->last_ts);
-	return s->len >= FLUSH_AT ? ctf_stream_write(w, cpu) : 0;
+	/* Each page a packet, unless the sink packs them. */
+	if (!c->sink->pack) {
+		ret = close_open(w, cpu);
+		if (ret)
+			return ret;
+	}
+	return s->len >= FLUSH_AT && !c->sink->at_flush ?
+	       ctf_stream_write(w, cpu) : 0;
 }
 
 /*
@@ -344,6 +383,8 @@ static int ctf_lost(struct ivring_rec *w, u32 cpu, u64 lost)
 	int ret;
 
 	ret = c->sink->use(w, c, cpu);
+	if (!ret)
+		ret = close_open(w, cpu);
 	if (ret)
 		return ret;
 	if (!s->seq_num) {
@@ -371,6 +412,8 @@ int ctf_empty_packet(struct ivring_rec *w, u32 cpu, u64 ts)
 	int ret;
 
 	ret = c->sink->use(w, c, cpu);
+	if (!ret)
+		ret = close_open(w, cpu);
 	if (!ret)
 		ret = packet_open(w, s, &start);
 	if (ret)

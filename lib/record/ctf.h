@@ -55,6 +55,9 @@ struct ctf_stream {
 	u64 seq_num;		/* packets so far */
 	u64 discarded;		/* events lost so far: CTF counts them per stream */
 	u64 last_ts;		/* time never goes back within a stream */
+	bool is_open;		/* a packet at open_at takes more pages */
+	size_t open_at;
+	u64 open_begin;
 };
 
 struct ctf;
@@ -65,6 +68,14 @@ struct ctf;
  * Each returns 0 or -errno with the reason in w->err.
  */
 struct ctf_sink {
+	/* Packets go out at a flush only, never as a buffer fills. */
+	bool at_flush;
+	/*
+	 * 0: a packet per page.  Else a CPU's pages fill one packet until
+	 * it holds this many bytes, a loss comes, or it is written out:
+	 * fewer, bigger packets cost a relay daemon less.
+	 */
+	size_t pack;
 	/* Make the directory, or connect; undone by @free. */
 	int (*open)(struct ivring_rec *w, struct ctf *c);
 	/* Optional: the trace could not begin; leave nothing behind. */
@@ -74,7 +85,10 @@ struct ctf_sink {
 		    size_t len, bool replace);
 	/* @cpu is about to take a packet. */
 	int (*use)(struct ivring_rec *w, struct ctf *c, u32 cpu);
-	/* c->streams[@cpu]'s packets, whole ones, out. */
+	/*
+	 * c->streams[@cpu]'s packets out; on failure, those not taken are
+	 * left at the start of its buffer.
+	 */
 	int (*write)(struct ivring_rec *w, struct ctf *c, u32 cpu);
 	/*
 	 * After each CPU's write at a flush: 0 once every packet written is

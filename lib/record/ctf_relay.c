@@ -5,7 +5,7 @@
  * session named after the guest, under this host's name; in it, as
  * lttng-modules lays out a kernel trace, the path "kernel" with the
  * metadata and one stream per CPU, channel0_N.  The daemon writes them to
- * OUTPUT/HOST/SESSION-DATE-TIME/kernel/ and serves them to live viewers.
+ * OUTPUT/HOST/NAME-DATE-TIME/kernel/ and serves them to live viewers.
  *
  * The metadata goes out just before the first packet, so that a clock
  * made the host's right after open (--clock host) is in it.  The daemon
@@ -16,6 +16,18 @@
  *
  * A flush returns 0 only once the daemon has written every packet sent,
  * data and index: DATA_PENDING (relay.c) for each stream that sent one.
+ *
+ * A connection that fails (the daemon restarts, the network drops) is
+ * made again, no more often than a back-off allows, as a new session of
+ * the same name whose directory is the first one's with ".N" appended;
+ * the trace goes on in it with the same UUID and metadata, and each
+ * stream's packet_seq_num goes on, so that babeltrace2 reads the
+ * directories as one trace.  Packets that were sent but not proven
+ * written may or may not be in the old directory: they are never sent
+ * again, and one that is not there leaves a gap in packet_seq_num, which
+ * babeltrace2 reports as discarded packets (include/DESIGN, section 11).
+ * Packets not sent yet wait in their buffers, and the reader commits
+ * nothing meanwhile.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,6 +44,12 @@
 #define LIVE_TIMER_US	1000000
 #define TIMEOUT_MS	10000
 #define META_PIECE	"/* CTF 1.8 */\n"
+/* Between tries to connect again: 0.1 s, twice as long each time, to 5 s. */
+#define BACKOFF_MIN_NS	100000000ULL
+#define BACKOFF_MAX_NS	5000000000ULL
+#define BASE_MAX	240
+/* A packet takes pages up to 64 KiB: the daemon's cost is per packet. */
+#define PACK_BYTES	262144
 
 struct relay_stream {
 	u64 handle;
@@ -41,13 +59,17 @@ struct relay_stream {
 };
 
 struct ctf_relay {
-	struct ivr_relay *rl;
+	struct ivr_relay *rl;	/* NULL while the daemon is out of reach */
 	struct relay_stream *st;	/* by CPU */
 	u64 meta_handle;
 	char *sent;		/* the metadata that the daemon has */
 	size_t sent_len;
 	char *want;		/* the newest, of which @sent is a prefix */
 	size_t want_len;
+	char base[BASE_MAX];	/* the first session's directory */
+	u32 sessions;		/* made so far */
+	u64 retry_at, backoff;	/* CLOCK_MONOTONIC ns */
+	struct ivr_msg why;	/* why the daemon is out of reach */
 	u64 last_packet_ns;	/* CLOCK_MONOTONIC; 0: none yet */
 	u64 *handles;		/* for ivr_relay_sync(), by CPU */
 	u64 *seqs;
@@ -58,19 +80,100 @@ static int relay_failed(struct ivring_rec *w, struct ctf_relay *cr, int ret)
 	return ivr_err(w, ret, "%s: %s", w->path, ivr_relay_errmsg(cr->rl));
 }
 
-static int relay_open(struct ivring_rec *w, struct ctf *c)
+/*
+ * The session broke: what was sent since the last proof may be in its
+ * directory or not, and is not sent again; the next call connects again.
+ */
+static int relay_down(struct ivring_rec *w, struct ctf_relay *cr)
 {
+	ivr_msg_set(&cr->why, -ENOTCONN, "%s", ivr_relay_errmsg(cr->rl));
+	ivr_relay_free(cr->rl);
+	cr->rl = NULL;
+	cr->retry_at = ivr_mono_ns();
+	return ivr_err(w, -ENOTCONN, "%s: %s", w->path, cr->why.text);
+}
+
+/* A session, its streams, and the metadata to send again in full. */
+static int connect_session(struct ivring_rec *w, struct ctf *c,
+			   struct ctf_relay *cr)
+{
+	char base[BASE_MAX + 16], channel[32];
 	struct ivr_relay_conf conf = {
 		.url = w->path,
 		.session = w->name,
 		.hostname = w->hostname,
+		.base_path = base,
 		.live_timer_us = LIVE_TIMER_US,
 		.timeout_ms = w->timeout_ms ? w->timeout_ms : TIMEOUT_MS,
 	};
-	struct ctf_relay *cr;
-	char channel[32];
-	struct ivr_msg why;
+	struct relay_stream *st;
 	u32 cpu;
+	int ret;
+
+	if (cr->sessions)
+		snprintf(base, sizeof(base), "%s.%u", cr->base, cr->sessions);
+	else
+		snprintf(base, sizeof(base), "%s", cr->base);
+	ret = ivr_relay_open(&conf, &cr->rl, &cr->why);
+	if (ret)
+		return ret;
+	cr->sessions++;
+	cr->sent_len = 0;
+	ret = ivr_relay_add_stream(cr->rl, RELAY_PATH, "metadata",
+				   &cr->meta_handle);
+	for (cpu = 0; !ret && cpu < w->info.nr_cpus; cpu++) {
+		st = &cr->st[cpu];
+		snprintf(channel, sizeof(channel), "channel0_%u", cpu);
+		ret = ivr_relay_add_stream(cr->rl, RELAY_PATH, channel,
+					   &st->handle);
+		st->next_seq = 0;
+		st->synced = true;
+		st->busy = false;
+	}
+	if (!ret)
+		ret = ivr_relay_streams_sent(cr->rl);
+	if (ret) {
+		ivr_msg_set(&cr->why, ret, "%s", ivr_relay_errmsg(cr->rl));
+		ivr_relay_free(cr->rl);
+		cr->rl = NULL;
+	}
+	return ret;
+}
+
+/*
+ * Connected, or -ENOTCONN: tried again once the back-off allows, which
+ * grows with each try that fails.
+ */
+static int relay_up(struct ivring_rec *w, struct ctf *c)
+{
+	struct ctf_relay *cr = c->sink_priv;
+	u64 now = ivr_mono_ns();
+
+	if (cr->rl)
+		return 0;
+	if (now >= cr->retry_at) {
+		if (!connect_session(w, c, cr)) {
+			cr->backoff = 0;
+			return 0;
+		}
+		cr->backoff = cr->backoff ? cr->backoff * 2 : BACKOFF_MIN_NS;
+		if (cr->backoff > BACKOFF_MAX_NS)
+			cr->backoff = BACKOFF_MAX_NS;
+		cr->retry_at = now + cr->backoff;
+	}
+	return ivr_err(w, -ENOTCONN, "%s: %s; trying again in %.1f s",
+		       w->path, cr->why.text, (cr->retry_at - now) / 1e9);
+}
+
+/*
+ * The first session: not tried again if it fails, since nothing was
+ * streamed yet.  Its directory is named as the daemon would name it.
+ */
+static int relay_open(struct ivring_rec *w, struct ctf *c)
+{
+	struct ctf_relay *cr;
+	time_t now = time(NULL);
+	struct tm tm;
 	int ret;
 
 	cr = calloc(1, sizeof(*cr));
@@ -82,20 +185,15 @@ static int relay_open(struct ivring_rec *w, struct ctf *c)
 	cr->seqs = calloc(w->info.nr_cpus, sizeof(*cr->seqs));
 	if (!cr->st || !cr->handles || !cr->seqs)
 		return ivr_err(w, -ENOMEM, "out of memory for a relay session");
-	ret = ivr_relay_open(&conf, &cr->rl, &why);
-	if (ret)
-		return ivr_err(w, ret, "%s: %s", w->path, why.text);
-	ret = ivr_relay_add_stream(cr->rl, RELAY_PATH, "metadata",
-				   &cr->meta_handle);
-	for (cpu = 0; !ret && cpu < w->info.nr_cpus; cpu++) {
-		snprintf(channel, sizeof(channel), "channel0_%u", cpu);
-		ret = ivr_relay_add_stream(cr->rl, RELAY_PATH, channel,
-					   &cr->st[cpu].handle);
-		cr->st[cpu].synced = true;
-	}
-	if (!ret)
-		ret = ivr_relay_streams_sent(cr->rl);
-	return ret ? relay_failed(w, cr, ret) : 0;
+	localtime_r(&now, &tm);
+	ret = snprintf(cr->base, sizeof(cr->base), "%s-%04d%02d%02d-%02d%02d%02d",
+		       w->name, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		       tm.tm_hour, tm.tm_min, tm.tm_sec);
+	if (ret < 0 || ret >= (int)sizeof(cr->base))
+		return ivr_err(w, -EINVAL, "%s: the session's name '%s' is too long",
+			       w->path, w->name);
+	ret = connect_session(w, c, cr);
+	return ret ? ivr_err(w, ret, "%s: %s", w->path, cr->why.text) : 0;
 }
 
 /*
@@ -147,7 +245,7 @@ static int send_meta(struct ivring_rec *w, struct ctf_relay *cr)
 		free(piece);
 	}
 	if (ret)
-		return relay_failed(w, cr, ret);
+		return relay_down(w, cr);
 	piece = realloc(cr->sent, cr->want_len);
 	if (!piece)
 		return ivr_err(w, -ENOMEM, "out of memory for CTF metadata");
@@ -172,7 +270,8 @@ static u64 get64(const u8 *p)
 
 /*
  * Each packet of @cpu's buffer, with its index from its own context
- * (ctf_meta.c's layout, which ctf.c wrote: the sizes are ours).
+ * (ctf_meta.c's layout, which ctf.c wrote: the sizes are ours).  If the
+ * session breaks, the packets not sent stay for the next one.
  */
 static int relay_write(struct ivring_rec *w, struct ctf *c, u32 cpu)
 {
@@ -184,7 +283,9 @@ static int relay_write(struct ivring_rec *w, struct ctf *c, u32 cpu)
 	const u8 *p;
 	int ret;
 
-	ret = send_meta(w, cr);
+	ret = relay_up(w, c);
+	if (!ret)
+		ret = send_meta(w, cr);
 	if (ret)
 		return ret;
 	for (off = 0; off < s->len; off += size) {
@@ -198,8 +299,11 @@ static int relay_write(struct ivring_rec *w, struct ctf *c, u32 cpu)
 		size = ix.packet_size / 8;
 		ret = ivr_relay_packet(cr->rl, st->handle, st->next_seq,
 				       s->buf + off, size, &ix);
-		if (ret)
-			return relay_failed(w, cr, ret);
+		if (ret) {
+			memmove(s->buf, s->buf + off, s->len - off);
+			s->len -= off;
+			return relay_down(w, cr);
+		}
 		st->next_seq++;
 		st->synced = false;
 		st->busy = true;
@@ -216,7 +320,9 @@ static int relay_commit(struct ivring_rec *w, struct ctf *c)
 	int ret;
 
 	/* Formats the guest added, though no event of theirs came yet. */
-	ret = send_meta(w, cr);
+	ret = relay_up(w, c);
+	if (!ret)
+		ret = send_meta(w, cr);
 	if (ret)
 		return ret;
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
@@ -225,9 +331,8 @@ static int relay_commit(struct ivring_rec *w, struct ctf *c)
 		cr->handles[nr] = cr->st[cpu].handle;
 		cr->seqs[nr++] = cr->st[cpu].next_seq - 1;
 	}
-	ret = ivr_relay_sync(cr->rl, cr->handles, cr->seqs, nr);
-	if (ret)
-		return relay_failed(w, cr, ret);
+	if (ivr_relay_sync(cr->rl, cr->handles, cr->seqs, nr))
+		return relay_down(w, cr);
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++)
 		cr->st[cpu].synced = true;
 	return 0;
@@ -235,16 +340,19 @@ static int relay_commit(struct ivring_rec *w, struct ctf *c)
 
 /*
  * Streams that sent nothing since the last call: a beacon at @ts; one that
- * never sent a packet gets an empty one instead, since the daemon keeps
- * no beacon of a stream without a packet.
+ * has no packet in this session gets an empty one instead, since the
+ * daemon keeps no beacon of a stream without a packet.
  */
 static int relay_beacon(struct ivring_rec *w, struct ctf *c, u64 ts)
 {
 	struct ctf_relay *cr = c->sink_priv;
 	struct relay_stream *st;
 	u32 cpu;
-	int ret = 0;
+	int ret;
 
+	ret = relay_up(w, c);
+	if (!ret)
+		ret = send_meta(w, cr);
 	for (cpu = 0; cpu < w->info.nr_cpus && !ret; cpu++) {
 		st = &cr->st[cpu];
 		if (st->busy || c->streams[cpu].len) {
@@ -259,10 +367,9 @@ static int relay_beacon(struct ivring_rec *w, struct ctf *c, u64 ts)
 		/* What comes later on this stream is not before the beacon. */
 		if (ts > c->streams[cpu].last_ts)
 			c->streams[cpu].last_ts = ts;
-		ret = send_meta(w, cr);
-		if (!ret && ivr_relay_beacon(cr->rl, st->handle, 0,
-					     c->streams[cpu].last_ts))
-			ret = relay_failed(w, cr, -EPIPE);
+		if (ivr_relay_beacon(cr->rl, st->handle, 0,
+				     c->streams[cpu].last_ts))
+			ret = relay_down(w, cr);
 	}
 	return ret;
 }
@@ -272,8 +379,9 @@ static int relay_beacon(struct ivring_rec *w, struct ctf *c, u64 ts)
  * babeltrace2 2.0.4's live viewer misses the last packets of a stream
  * that closes right after them (seen in test_relayd.sh: the events of
  * the last flush were missing, every time; with the streams closed a
- * second later, none was), so the streams stay open until the last
- * packet is a live timer's period old.
+ * second later, none was), so the streams of a recording that follows
+ * its guest stay open until the last packet is a live timer's period
+ * old.  A snapshot, over at once, is not waited for.
  */
 static int relay_end(struct ivring_rec *w, struct ctf *c)
 {
@@ -283,16 +391,18 @@ static int relay_end(struct ivring_rec *w, struct ctf *c)
 	struct relay_stream *st;
 	u64 now = ivr_mono_ns();
 	u32 cpu;
-	int ret = 0;
+	int ret;
 
-	if (cr->last_packet_ns && now < linger) {
+	/* ctf_flush() just proved every packet written, in this session. */
+	if (!cr->rl)
+		return ivr_err(w, -ENOTCONN, "%s: %s", w->path, cr->why.text);
+	if (!w->snapshot && cr->last_packet_ns && now < linger) {
 		ts.tv_sec = (linger - now) / 1000000000ULL;
 		ts.tv_nsec = (linger - now) % 1000000000ULL;
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
 	}
-
-	for (cpu = 0; cpu < w->info.nr_cpus && !ret; cpu++) {
+	for (cpu = 0, ret = 0; cpu < w->info.nr_cpus && !ret; cpu++) {
 		st = &cr->st[cpu];
 		ret = ivr_relay_close_stream(cr->rl, st->handle,
 					     st->next_seq ? st->next_seq - 1 :
@@ -321,6 +431,8 @@ static void relay_free(struct ivring_rec *w, struct ctf *c)
 }
 
 const struct ctf_sink ctf_relay_sink = {
+	.at_flush = true,
+	.pack = PACK_BYTES,
 	.open = relay_open,
 	.meta = relay_meta,
 	.use = relay_use,

@@ -585,7 +585,8 @@ int ivring__rec_flush(struct ivring_rec *w)
 	if (w->failed)
 		return earlier_failure(w);
 	ret = w->ops->flush(w);
-	if (ret)
+	/* A relay daemon out of reach: the pages wait for it (libivring.h). */
+	if (ret && ret != -ENOTCONN)
 		w->failed = true;
 	return ret;
 }
@@ -601,7 +602,7 @@ int ivring__rec_beacon(struct ivring_rec *w)
 	if (!w->ops->beacon)
 		return 0;
 	ret = w->ops->beacon(w);
-	if (ret)
+	if (ret && ret != -ENOTCONN)
 		w->failed = true;
 	return ret;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <endian.h>
@@ -41,6 +42,9 @@ struct ivr_relay {
 	int timeout_ms;
 	u32 minor;		/* agreed */
 	u32 owed;		/* index replies not read yet */
+	/* Index requests queued, sent in one go before anything else. */
+	u8 queue[OWED_MAX * (sizeof(struct relay_hdr) + sizeof(struct relay_index))];
+	size_t queued;
 	bool broken;
 	u64 chunk_id;
 	char output[OUTPUT_MAX];
@@ -98,9 +102,16 @@ static int recv_all(struct ivr_relay *rl, void *buf, size_t len,
 		    const char *what)
 {
 	u8 *p = buf;
+	int one = 1;
 	ssize_t n;
 
 	while (len) {
+		/*
+		 * The daemon's small replies wait under Nagle's algorithm
+		 * for the ACK of the one before, which Linux delays up to
+		 * 40 ms: ACK at once (the flag lasts until the next recv).
+		 */
+		setsockopt(rl->ctl, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
 		n = recv(rl->ctl, p, len, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -121,6 +132,18 @@ static int recv_all(struct ivr_relay *rl, void *buf, size_t len,
 	return 0;
 }
 
+/* The queued index requests, sent. */
+static int send_queue(struct ivr_relay *rl)
+{
+	int ret = 0;
+
+	if (rl->queued)
+		ret = send_all(rl, rl->ctl, rl->queue, rl->queued,
+			       "a packet's index");
+	rl->queued = 0;
+	return ret;
+}
+
 /* A request: its header, @len bytes of @body, then @tail (a string or NULL). */
 static int request(struct ivr_relay *rl, u32 cmd, const void *body,
 		   size_t len, const void *tail, size_t tail_len,
@@ -131,6 +154,9 @@ static int request(struct ivr_relay *rl, u32 cmd, const void *body,
 		.cmd = htobe32(cmd),
 	};
 	int ret = broken(rl);
+
+	if (!ret)
+		ret = send_queue(rl);
 
 	if (!ret)
 		ret = send_all(rl, rl->ctl, &h, sizeof(h), what);
@@ -160,6 +186,8 @@ static int settle(struct ivr_relay *rl)
 {
 	int ret = broken(rl);
 
+	if (!ret)
+		ret = send_queue(rl);
 	while (!ret && rl->owed) {
 		ret = expect_code(rl, RELAY_OK, "a packet's index");
 		rl->owed--;
@@ -209,8 +237,6 @@ static int parse_url(const char *url, char *host, size_t len, int *family,
 			return ivr_msg_set(why, -EINVAL, "a port is 1 to 65535");
 		p = e;
 	}
-	if (i == 1)
-		port[1] = port[0] + 1;
 	if (*p)
 		return ivr_msg_set(why, -EINVAL,
 				   "'%s' after the ports; ivring names the session's paths itself",
@@ -315,15 +341,17 @@ static int version(struct ivr_relay *rl)
 static int create_session(struct ivr_relay *rl, const struct ivr_relay_conf *c)
 {
 	size_t nlen = strlen(c->session) + 1, hlen = strlen(c->hostname) + 1;
+	size_t blen = c->base_path ? strlen(c->base_path) + 1 : 0;
 	struct relay_create_session cs = {
 		.session_name_len = htobe32(nlen),
 		.hostname_len = htobe32(hlen),
+		.base_path_len = htobe32(blen),
 		.live_timer = htobe32(c->live_timer_us),
 		.creation_time = htobe64((u64)time(NULL)),
 	};
 	struct relay_create_session_reply rep;
 	struct relay_create_chunk ch = { 0 };
-	char names[SESSION_NAME_MAX + HOSTNAME_MAX + 2];
+	char names[SESSION_NAME_MAX + HOSTNAME_MAX + PATHNAME_MAX + 3];
 	u64 id;
 	u32 len;
 	int ret;
@@ -341,8 +369,10 @@ static int create_session(struct ivr_relay *rl, const struct ivr_relay_conf *c)
 	cs.session_id = htobe64(id);
 	memcpy(names, c->session, nlen);
 	memcpy(names + nlen, c->hostname, hlen);
+	if (blen)
+		memcpy(names + nlen + hlen, c->base_path, blen);
 	ret = request(rl, RELAY_CREATE_SESSION, &cs, sizeof(cs), names,
-		      nlen + hlen, "a new session");
+		      nlen + hlen + blen, "a new session");
 	if (!ret)
 		ret = recv_all(rl, &rep, sizeof(rep), "a new session");
 	if (ret)
@@ -388,6 +418,10 @@ int ivr_relay_open(const struct ivr_relay_conf *c, struct ivr_relay **out,
 		return ivr_msg_set(why, -EINVAL,
 				   "'%s': a relay session's hostname is 1 to %d bytes, with no '/' and no leading '.'",
 				   c->hostname, HOSTNAME_MAX);
+	if (c->base_path && !path_safe(c->base_path, PATHNAME_MAX))
+		return ivr_msg_set(why, -EINVAL,
+				   "'%s': a relay session's directory is 1 to %d bytes, with no '/' and no leading '.'",
+				   c->base_path, PATHNAME_MAX);
 	rl = calloc(1, sizeof(*rl));
 	if (!rl)
 		return ivr_msg_set(why, -ENOMEM, "out of memory for a relay session");
@@ -479,20 +513,64 @@ int ivr_relay_metadata(struct ivr_relay *rl, u64 handle, const void *text,
 		       "the metadata");
 }
 
+/*
+ * An index request, queued: the queue goes out before any other request,
+ * and with the replies it is owed read, once OWED_MAX are.
+ */
 static int send_index(struct ivr_relay *rl, const struct relay_index *ix)
 {
-	int ret;
+	struct relay_hdr h = {
+		.data_size = htobe64(sizeof(*ix)),
+		.cmd = htobe32(RELAY_SEND_INDEX),
+	};
+	int ret = broken(rl);
 
-	if (rl->owed >= OWED_MAX) {
+	if (!ret && rl->owed >= OWED_MAX)
 		ret = settle(rl);
-		if (ret)
-			return ret;
+	if (ret)
+		return ret;
+	memcpy(rl->queue + rl->queued, &h, sizeof(h));
+	memcpy(rl->queue + rl->queued + sizeof(h), ix, sizeof(*ix));
+	rl->queued += sizeof(h) + sizeof(*ix);
+	rl->owed++;
+	return 0;
+}
+
+/* A packet's header and bytes on the data connection, in one call. */
+static int send_data(struct ivr_relay *rl, const struct relay_data_hdr *d,
+		     const void *pkt, size_t len)
+{
+	struct iovec iov[2] = {
+		{ (void *)d, sizeof(*d) },
+		{ (void *)pkt, len },
+	};
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2 };
+	size_t left = sizeof(*d) + len;
+	ssize_t n;
+
+	while (left) {
+		n = sendmsg(rl->data, &m, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return fail(rl, -ETIMEDOUT,
+				    "lttng-relayd takes no packet for %d ms",
+				    rl->timeout_ms);
+		if (n < 0)
+			return fail(rl, -errno, "lttng-relayd: sending a packet: %s",
+				    strerror(errno));
+		left -= n;
+		while (n && (size_t)n >= m.msg_iov->iov_len) {
+			n -= m.msg_iov->iov_len;
+			m.msg_iov++;
+			m.msg_iovlen--;
+		}
+		if (n) {
+			m.msg_iov->iov_base = (u8 *)m.msg_iov->iov_base + n;
+			m.msg_iov->iov_len -= n;
+		}
 	}
-	ret = request(rl, RELAY_SEND_INDEX, ix, sizeof(*ix), NULL, 0,
-		      "a packet's index");
-	if (!ret)
-		rl->owed++;
-	return ret;
+	return 0;
 }
 
 int ivr_relay_packet(struct ivr_relay *rl, u64 handle, u64 seq,
@@ -522,9 +600,7 @@ int ivr_relay_packet(struct ivr_relay *rl, u64 handle, u64 seq,
 		return fail(rl, -EINVAL, "a packet of %zu bytes whose index says %llu bits",
 			    len, (unsigned long long)ix->packet_size);
 	if (!ret)
-		ret = send_all(rl, rl->data, &d, sizeof(d), "a packet");
-	if (!ret)
-		ret = send_all(rl, rl->data, pkt, len, "a packet");
+		ret = send_data(rl, &d, pkt, len);
 	return ret ? ret : send_index(rl, &i);
 }
 
@@ -542,13 +618,13 @@ int ivr_relay_beacon(struct ivr_relay *rl, u64 handle, u64 stream_id, u64 ts)
 /*
  * DATA_PENDING until the daemon has stream @handle up to @seq.  It
  * answers "not yet" while its one thread has not drained the data
- * connection: asked again after 1 ms, twice as long each time up to
- * 64 ms, until the timeout.
+ * connection, which takes about a millisecond per MiB: asked again after
+ * 20 us, twice as long each time up to 1 ms, until the timeout.
  */
 static int wait_written(struct ivr_relay *rl, u64 handle, u64 seq)
 {
 	struct relay_stream_seq q = { htobe64(handle), htobe64(seq) };
-	struct timespec nap = { 0, 1000000 };
+	struct timespec nap = { 0, 20000 };
 	u64 deadline = ivr_mono_ns() + (u64)rl->timeout_ms * 1000000ULL;
 	struct relay_reply r;
 	int ret;
@@ -573,7 +649,7 @@ static int wait_written(struct ivr_relay *rl, u64 handle, u64 seq)
 				    "lttng-relayd did not write the packets within %d ms",
 				    rl->timeout_ms);
 		nanosleep(&nap, NULL);
-		if (nap.tv_nsec < 64000000)
+		if (nap.tv_nsec < 1000000)
 			nap.tv_nsec *= 2;
 	}
 }

@@ -22,6 +22,11 @@ struct ivr_relay_conf {
 	const char *url;	/* net://HOST[:CONTROL[:DATA]], or net6:// */
 	const char *session;	/* the relay session's name */
 	const char *hostname;	/* under which the daemon files it */
+	/*
+	 * Its directory under OUTPUT/HOSTNAME; NULL: the daemon's default,
+	 * SESSION-DATE-TIME of the session's creation.
+	 */
+	const char *base_path;
 	u32 live_timer_us;	/* > 0: a live session */
 	int timeout_ms;		/* for a connection and for each reply */
 };
