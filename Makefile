@@ -373,6 +373,7 @@ $(KSFT_DIR)/kselftest.h: $(KSFT_DIR)/kselftest_harness.h
 
 .DEFAULT_GOAL	:= all
 .PHONY: all lib tools variants check check-matrix check-build bench bench-guest \
+	bench-relayd \
 	check-migrate-control \
 	bench-record-guest demo \
 	demo-gen install install-dkms uninstall uninstall-dkms clean deps module module-test modules-all \
@@ -444,6 +445,12 @@ bench: $(plain_BENCHES) tools
 		echo "== $$b"; \
 		$$b; \
 	done
+
+# A recording streamed to a loopback lttng-relayd against the same one
+# written as a CTF directory, both to tmpfs (selftests/bench_relayd.sh
+# [ROUNDS [EVENTS_PER_CPU]] through BENCH_RELAYD_ARGS).
+bench-relayd: tools
+	$(Q)IVRING_TOOLS=$(B)/tools selftests/bench_relayd.sh $(BENCH_RELAYD_ARGS)
 
 # ivring, its native probes and its generic lane, against the guest's own
 # ftrace, in one TCG guest run of a few minutes (selftests/kbench/run.sh;
