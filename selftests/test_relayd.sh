@@ -194,6 +194,31 @@ wait $w
 [ $bad = 0 ] && ok "--watch: each guest's session holds its events" ||
 	{ not_ok "--watch: each guest's session holds its events"; sed 's/^/# /' "$tmp/watch.err"; }
 
+# --- many, in host time: the clock is the host's from the first packet ------
+mkdir "$tmp/shm2"
+"$gen_bin" -q -c 2 -r 2000 -n 2000 --answer-clock -S "$tmp/shm2/h1" &
+gen=$! pids+=($gen)
+"$read_bin" record --watch "$tmp/shm2" --match 'h*' --clock host \
+	--relayd "$RELAYD_URL" --hostname hostD 2>"$tmp/clock.err" &
+w=$! pids+=($w)
+wait $gen
+clocked() {
+	local d
+	d=$(session_dir hostD h1) &&
+		[ "$(babeltrace2 "$d" 2>/dev/null | grep -c 'synth:seq')" = 4000 ]
+}
+wait_for 120 clocked
+kill -INT $w
+wait $w
+d=$(session_dir hostD h1)
+if clocked && grep -q 'absolute = TRUE' "$d/kernel/metadata" &&
+	! grep -q "keeps the guest's clock" "$tmp/clock.err"; then
+	ok "--watch --clock host: the relay's trace is in host time, every event in"
+else
+	not_ok "--watch --clock host: the relay's trace is in host time, every event in"
+	sed 's/^/# /' "$tmp/clock.err"
+fi
+
 # --- the daemon killed mid-stream and started again --------------------------
 seg=$tmp/kill.seg
 "$gen_bin" -c 2 -r 3000 -k -S "$seg" 2>"$tmp/kill.gen" &

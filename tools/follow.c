@@ -175,7 +175,8 @@ int seg_serve(struct seg *s, bool drain)
 	 * segment.  One that goes away is read all the same, in the guest's
 	 * times, which read_clock_event() then says.
 	 */
-	if (s->c->one_of_many && s->c->clock && s->c->ops->wait_clock &&
+	if (s->c->one_of_many && s->c->clock &&
+	    (s->c->ops->wait_clock || s->c->wait_clock) &&
 	    !s->clock_ok && !drain) {
 		s->idle = 0;
 		return SEG_IDLE;
@@ -244,7 +245,7 @@ int seg_clock(struct seg *s)
 	if (!ret && s->clock_gap < 16 * CLOCK_LOOK_NS)
 		return SEG_IDLE;
 	/* No host times ever (an older module, a dead handle): as one reader. */
-	if (ret < 0 && ops->wait_clock) {
+	if (ret < 0 && (ops->wait_clock || s->c->wait_clock)) {
 		seg_say_why(s, ivring__errmsg(s->r));
 		return fail(s, exit_code(ret));
 	}
@@ -255,7 +256,8 @@ int seg_clock(struct seg *s)
 		tool_warn("%s; recording the guest's times", ivring__errmsg(s->r));
 	else if (!s->clock_ok)
 		tool_warn("%s: the guest does not answer clock requests (paused? /sys/module/ivring/parameters/sync_poll_ms 0?)%s",
-			  s->path, ops->wait_clock ? "; its events wait for it" : "");
+			  s->path, ops->wait_clock || s->c->wait_clock ?
+			  "; its events wait for it" : "");
 	return SEG_IDLE;
 }
 

@@ -161,6 +161,7 @@ static int record(struct read_opts *o)
 	seg_conf_init(&c, o);
 	c.ops = &rec_ops;
 	c.arg = &rc;
+	c.wait_clock = o->relayd != NULL;
 	/* Many: one recording per guest in the directory of -o or --ctf. */
 	if (!o->path && !o->relayd && own_dir(dir, o->any_dir))
 		return EXIT_RUNTIME;

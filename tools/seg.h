@@ -92,6 +92,12 @@ struct seg_conf {
 	bool one_of_many;
 	unsigned int clock;	/* host times: IVRING_HOST_*; 0: the guest's */
 	bool clock_bound;	/* --clock-bound: each event's, before its line */
+	/*
+	 * One of many waits for host times, as text does (ops->wait_clock):
+	 * a relay daemon cannot take a trace's clock once it has its
+	 * metadata.
+	 */
+	bool wait_clock;
 	/* One segment: */
 	bool stats;		/* --stats: per-CPU statistics at the end */
 	bool stats_clock;	/* ... asking the guest for its clock too */
