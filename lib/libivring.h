@@ -543,11 +543,15 @@ enum {
 	 * net://HOST[:CONTROL_PORT[:DATA_PORT]], or net6://.  One session,
 	 * named as the recording (ivring_rec_opts.name), under @hostname;
 	 * ivring__rec_flush() returns 0 once the daemon has written every
-	 * page passed before it.  If the connection is lost, flush and
+	 * page passed before it, but those sent to a session that broke
+	 * before it said so, which are not sent again (babeltrace2 reports
+	 * those it did not write as discarded packets).  If the connection
+	 * is lost, flush and
 	 * ivring__rec_beacon() return -ENOTCONN and keep what was not sent:
 	 * each later call connects again (a new session that goes on with
 	 * the trace), no more often than a back-off of 0.1 s doubling to
-	 * 5 s allows, and returns 0 once it did.  The daemon has no
+	 * 5 s allows, and returns 0 once it did; a snapshot fails instead
+	 * (IVRING_REC_SNAPSHOT).  The daemon has no
 	 * authentication and no encryption: cross an untrusted network
 	 * through a tunnel.
 	 */
@@ -689,7 +693,7 @@ IVRING_API int ivring__rec_flush(struct ivring_rec *w);
  * Since 1.9: tell a relay daemon's live viewers that the streams that
  * sent nothing since the last call are idle up to the newest time of any,
  * so that they show the others' events without waiting for them; call it
- * about once a second, after a flush.  0 (and nothing for a recording to
+ * every 200 ms to a second, after a flush.  0 (and nothing for a recording to
  * files), or -errno.
  */
 IVRING_API int ivring__rec_beacon(struct ivring_rec *w);

@@ -14,6 +14,7 @@
  *   major         VERSION answers 3.0
  *   old           VERSION answers 2.10
  *   short         VERSION answers 3 bytes and hangs up
+ *   trickle       VERSION answers a byte every 300 ms
  *   pathlen       CREATE_SESSION names a directory of 100000 bytes
  *   refuse        CREATE_SESSION answers LTTNG_ERR_FATAL
  *   stream        ADD_STREAM answers an unknown code
@@ -122,6 +123,16 @@ static int answer(int fd, uint32_t cmd)
 			v[0] = htobe32(3), v[1] = 0;
 		if (is("old"))
 			v[1] = htobe32(10);
+		if (is("trickle")) {
+			const char *b = (const char *)v;
+			int i;
+
+			for (i = 0; i < 8; i++) {
+				usleep(300000);
+				put(fd, b + i, 1);
+			}
+			return 0;
+		}
 		put(fd, v, is("short") ? 3 : 8);
 		return is("short");
 	case 2:		/* CREATE_SESSION */

@@ -12,10 +12,11 @@
 #     shows each CPU's events as the CTF recording of the same segment has
 #     them (the viewer starts at the packets after it attached: a suffix
 #     per CPU), and ends when the recording does;
-#   - many: --watch streams every segment of a directory, a session each;
+#   - many: --watch streams every segment of a directory, a session each,
+#     in host time with --clock host, and 64 guests that come and go;
 #   - the daemon killed with SIGKILL mid-stream and started again: the
 #     recorder holds the guest's events meanwhile, goes on in a new session
-#     (NAME-DATE-TIME.1), and babeltrace2 reads both as one trace in which
+#     (NAME-DATE-TIME-ID.1), and babeltrace2 reads both as one trace in which
 #     every event is there once, or in a packet it reports as discarded;
 #   - a relay daemon that lies or stalls (fake_relayd): a clear message
 #     and a failed exit, never a crash, under ASan too.
@@ -219,6 +220,46 @@ else
 	sed 's/^/# /' "$tmp/clock.err"
 fi
 
+# --- 64 guests through one reader, coming and going -------------------------
+# 40 guests, then 24 more while the first 20 stop and go away.
+mkdir "$tmp/shm3" "$tmp/done3"
+gens=()
+spawn() {
+	local g
+	for g in "$@"; do
+		"$gen_bin" -q -s 512K -c 2 -n 400 -r 400 -S "$tmp/shm3/m$g" &
+		gens+=($!)
+		pids+=($!)
+	done
+}
+# Guests $@ all hold their events in the daemon: 2 CPUs of 400 and a
+# switch each.  Each one found complete is not looked at again.
+hold() {
+	local g d
+	for g in "$@"; do
+		[ -e "$tmp/done3/$g" ] && continue
+		d=$(session_dir hostE "m$g") || return 1
+		[ "$(babeltrace2 "$d" 2>/dev/null | wc -l)" = 802 ] || return 1
+		: >"$tmp/done3/$g"
+	done
+}
+spawn $(seq 1 40)
+"$read_bin" record --watch "$tmp/shm3" --match 'm*' --relayd "$RELAYD_URL" \
+	--hostname hostE 2>"$tmp/scale.err" &
+w=$! pids+=($w)
+wait "${gens[@]:0:20}"
+wait_for 120 hold $(seq 1 20) && rm -f "$tmp/shm3"/m{1..20}
+spawn $(seq 41 64)
+wait "${gens[@]}"
+wait_for 120 hold $(seq 1 64)
+kill -INT $w
+wait $w
+rc=$?
+n_done=$(ls "$tmp/done3" | wc -l)
+[ "$n_done" = 64 ] && [ $rc = 0 ] &&
+	ok "64 guests coming and going, through one reader: each session holds every event" ||
+	{ not_ok "64 guests coming and going: $n_done complete, exit $rc"; tail -5 "$tmp/scale.err" | sed 's/^/# /'; }
+
 # --- the daemon killed mid-stream and started again --------------------------
 seg=$tmp/kill.seg
 "$gen_bin" -c 2 -r 3000 -k -S "$seg" 2>"$tmp/kill.gen" &
@@ -244,7 +285,12 @@ else
 	not_ok "and goes on in a new session when the daemon is back"
 	sed 's/^/# /' "$tmp/kill.err"
 fi
-wait_for 60 eval '[ -s "$RELAYD_OUT/hostC/$(basename "$(session_dir hostC kill.seg)").1/kernel/channel0_1" ]'
+if wait_for 60 eval '[ -s "$RELAYD_OUT/hostC/$(basename "$(session_dir hostC kill.seg)").1/kernel/channel0_1" ]'; then
+	ok "its directory is the first one's with .1 appended"
+else
+	not_ok "its directory is the first one's with .1 appended"
+	ls "$RELAYD_OUT/hostC" | sed 's/^/# /'
+fi
 kill -INT $gen
 wait $gen
 kill -INT $rec
@@ -301,15 +347,43 @@ for bin in "$read_bin" $asan_read; do
 	lie major "speaks protocol 3.0; ivring speaks 2.11 to 2.13" "$bin"
 	lie old "speaks protocol 2.10" "$bin"
 	lie short "closed the connection instead of answering" "$bin"
+	lie trickle "did not answer the protocol's version within 500 ms" "$bin"
 	lie pathlen "named the session's directory in 100000 bytes" "$bin"
 	lie refuse "refused the session" "$bin"
 	lie stream "refused the stream kernel/metadata" "$bin"
 	lie pending "answered 7 to whether it has the packets" "$bin"
-	lie stall "did not write the packets within 500 ms" "$bin"
+	lie stall "packets within 500 ms" "$bin"
 	lie index "refused a packet's index" "$bin"
-	lie garbage "lttng-relayd" "$bin"
-	lie hangup "lttng-relayd" "$bin"
+	lie garbage "lttng-relayd refused the session" "$bin"
+	lie hangup "lttng-relayd\(: sending\|: the answer\| closed\)" "$bin"
 done
+# Following, a daemon that breaks is waited for; ended while it is out of
+# reach, the recording fails and leaves what it did not deliver.
+rm -f "$tmp/ports"
+"$fake" index "$tmp/ports" &
+f=$! pids+=($f)
+wait_for 30 test -s "$tmp/ports"
+read -r c d <"$tmp/ports"
+seg=$tmp/held.seg
+"$gen_bin" -q -c 2 -n 1000 -S "$seg"
+"$read_bin" record -f --relayd-timeout 500 --relayd "net://127.0.0.1:$c:$d" \
+	"$seg" 2>"$tmp/held.err" &
+rec=$! pids+=($rec)
+wait_for 60 grep -q "holding the guest's events" "$tmp/held.err"
+kill -INT $rec
+wait $rec
+rc=$?
+if [ $rc = 1 ] && grep -q "stays in the segment" "$tmp/held.err"; then
+	ok "-f: a daemon that refuses an index is waited for, and Ctrl-C leaves the events"
+else
+	not_ok "-f: a daemon that refuses an index is waited for, and Ctrl-C leaves the events (exit $rc)"
+	sed 's/^/# /' "$tmp/held.err"
+fi
+n_left=$("$read_bin" "$seg" 2>/dev/null | grep -c ' seq: ')
+[ "$n_left" = 2000 ] && ok "and the next reader gets every event" ||
+	not_ok "and the next reader gets every event ($n_left of 2000)"
+seg=$tmp/off.seg
+
 expect_fail "a URL that is not net://" 2 "net://HOST\[:CONTROL_PORT" \
 	"$read_bin" record -p --relayd "tcp://127.0.0.1" "$seg"
 expect_fail "a port out of range" 2 "a port is 1 to 65535" \

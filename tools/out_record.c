@@ -344,10 +344,22 @@ static int end_file(struct seg *s, struct rec_out *ro, uint64_t lost_after)
 	ivring__rec_stats(ro->w, &st);
 	progress_clear(s, ro);
 	if (!ret && ivring__rec_close(ro->w, err, sizeof(err))) {
+		/* A relay daemon still out of reach: the guest keeps them. */
+		if (ro->down)
+			snprintf(err + strlen(err), sizeof(err) - strlen(err),
+				 "; what it did not take stays in the segment");
 		rec_warn(s, err);
 		ret = EXIT_RUNTIME;
 	} else if (ret) {
 		ivring__rec_close(ro->w, NULL, 0);
+	} else if (ro->down && !s->failed) {
+		/* The close reached the daemon again and delivered the rest. */
+		ret = ivring__commit(s->r);
+		if (ret) {
+			rec_warn(s, ivring__errmsg(s->r));
+			ret = exit_code(ret);
+		}
+		ro->down = false;
 	}
 	ro->w = NULL;
 	ro->files_bytes += st.bytes;

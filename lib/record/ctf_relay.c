@@ -5,7 +5,8 @@
  * session named after the guest, under this host's name; in it, as
  * lttng-modules lays out a kernel trace, the path "kernel" with the
  * metadata and one stream per CPU, channel0_N.  The daemon writes them to
- * OUTPUT/HOST/NAME-DATE-TIME/kernel/ and serves them to live viewers.
+ * OUTPUT/HOST/NAME-DATE-TIME-ID/kernel/ (ID: of the trace) and serves
+ * them to live viewers.
  *
  * The metadata goes out just before the first packet, so that a clock
  * made the host's right after open (--clock host) is in it.  The daemon
@@ -19,7 +20,8 @@
  *
  * A connection that fails (the daemon restarts, the network drops) is
  * made again, no more often than a back-off allows, as a new session of
- * the same name whose directory is the first one's with ".N" appended;
+ * the same name whose directory is the first one's with ".N" appended
+ * (N goes up only past a session that sent a packet);
  * the trace goes on in it with the same UUID and metadata, and each
  * stream's packet_seq_num goes on, so that babeltrace2 reads the
  * directories as one trace.  Packets that were sent but not proven
@@ -48,7 +50,7 @@
 #define BACKOFF_MIN_NS	100000000ULL
 #define BACKOFF_MAX_NS	5000000000ULL
 #define BASE_MAX	240
-/* A packet takes pages up to 64 KiB: the daemon's cost is per packet. */
+/* A packet takes pages up to 256 KiB: the daemon's cost is per packet. */
 #define PACK_BYTES	262144
 
 struct relay_stream {
@@ -62,12 +64,14 @@ struct ctf_relay {
 	struct ivr_relay *rl;	/* NULL while the daemon is out of reach */
 	struct relay_stream *st;	/* by CPU */
 	u64 meta_handle;
-	char *sent;		/* the metadata that the daemon has */
-	size_t sent_len;
+	char *sent;		/* the metadata that any session had */
+	size_t sent_len;	/* of it, what this session has */
+	size_t fixed_len;	/* of it, what no later text may change */
 	char *want;		/* the newest, of which @sent is a prefix */
 	size_t want_len;
 	char base[BASE_MAX];	/* the first session's directory */
-	u32 sessions;		/* made so far */
+	u32 sessions;		/* the last one's number: BASE.N */
+	bool used;		/* it sent a packet */
 	u64 retry_at, backoff;	/* CLOCK_MONOTONIC ns */
 	struct ivr_msg why;	/* why the daemon is out of reach */
 	u64 last_packet_ns;	/* CLOCK_MONOTONIC; 0: none yet */
@@ -110,6 +114,11 @@ static int connect_session(struct ivring_rec *w, struct ctf *c,
 	u32 cpu;
 	int ret;
 
+	/* Tries that fail keep the number for the next one. */
+	if (cr->used) {
+		cr->sessions++;
+		cr->used = false;
+	}
 	if (cr->sessions)
 		snprintf(base, sizeof(base), "%s.%u", cr->base, cr->sessions);
 	else
@@ -117,7 +126,6 @@ static int connect_session(struct ivring_rec *w, struct ctf *c,
 	ret = ivr_relay_open(&conf, &cr->rl, &cr->why);
 	if (ret)
 		return ret;
-	cr->sessions++;
 	cr->sent_len = 0;
 	ret = ivr_relay_add_stream(cr->rl, RELAY_PATH, "metadata",
 				   &cr->meta_handle);
@@ -149,6 +157,12 @@ static int relay_up(struct ivring_rec *w, struct ctf *c)
 	struct ctf_relay *cr = c->sink_priv;
 	u64 now = ivr_mono_ns();
 
+	/*
+	 * A daemon that went away since the last call is found before a
+	 * packet is sent into the void and lost in doubt.
+	 */
+	if (cr->rl && ivr_relay_check(cr->rl))
+		relay_down(w, cr);
 	if (cr->rl)
 		return 0;
 	if (now >= cr->retry_at) {
@@ -185,10 +199,18 @@ static int relay_open(struct ivring_rec *w, struct ctf *c)
 	cr->seqs = calloc(w->info.nr_cpus, sizeof(*cr->seqs));
 	if (!cr->st || !cr->handles || !cr->seqs)
 		return ivr_err(w, -ENOMEM, "out of memory for a relay session");
+	/*
+	 * The daemon truncates a stream file that it opens again: a
+	 * directory must never be another recording's, even one of the same
+	 * name started in the same second (by another reader, or this one
+	 * restarted), so the trace's id goes into its name.
+	 */
 	localtime_r(&now, &tm);
-	ret = snprintf(cr->base, sizeof(cr->base), "%s-%04d%02d%02d-%02d%02d%02d",
-		       w->name, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		       tm.tm_hour, tm.tm_min, tm.tm_sec);
+	ret = snprintf(cr->base, sizeof(cr->base),
+		       "%s-%04d%02d%02d-%02d%02d%02d-%06llx", w->name,
+		       tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		       tm.tm_min, tm.tm_sec,
+		       (unsigned long long)(w->trace_id & 0xffffff));
 	if (ret < 0 || ret >= (int)sizeof(cr->base))
 		return ivr_err(w, -EINVAL, "%s: the session's name '%s' is too long",
 			       w->path, w->name);
@@ -206,8 +228,8 @@ static int relay_meta(struct ivring_rec *w, struct ctf *c, const char *text,
 	struct ctf_relay *cr = c->sink_priv;
 	char *p;
 
-	if (len < cr->sent_len ||
-	    (cr->sent_len && memcmp(text, cr->sent, cr->sent_len)))
+	if (len < cr->fixed_len ||
+	    (cr->fixed_len && memcmp(text, cr->sent, cr->fixed_len)))
 		return ivr_err(w, -EBUSY,
 			       "%s: lttng-relayd has the trace's metadata already, and only appends to it",
 			       w->path);
@@ -252,6 +274,7 @@ static int send_meta(struct ivring_rec *w, struct ctf_relay *cr)
 	memcpy(piece, cr->want, cr->want_len);
 	cr->sent = piece;
 	cr->sent_len = cr->want_len;
+	cr->fixed_len = cr->want_len;
 	return 0;
 }
 
@@ -305,6 +328,7 @@ static int relay_write(struct ivring_rec *w, struct ctf *c, u32 cpu)
 			return relay_down(w, cr);
 		}
 		st->next_seq++;
+		cr->used = true;
 		st->synced = false;
 		st->busy = true;
 		cr->last_packet_ns = ivr_mono_ns();

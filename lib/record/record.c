@@ -585,8 +585,11 @@ int ivring__rec_flush(struct ivring_rec *w)
 	if (w->failed)
 		return earlier_failure(w);
 	ret = w->ops->flush(w);
-	/* A relay daemon out of reach: the pages wait for it (libivring.h). */
-	if (ret && ret != -ENOTCONN)
+	/*
+	 * A relay daemon out of reach: the pages wait for it (libivring.h),
+	 * unless this is a snapshot, which is over at once.
+	 */
+	if (ret && (ret != -ENOTCONN || w->snapshot))
 		w->failed = true;
 	return ret;
 }
@@ -602,7 +605,7 @@ int ivring__rec_beacon(struct ivring_rec *w)
 	if (!w->ops->beacon)
 		return 0;
 	ret = w->ops->beacon(w);
-	if (ret && ret != -ENOTCONN)
+	if (ret && (ret != -ENOTCONN || w->snapshot))
 		w->failed = true;
 	return ret;
 }

@@ -40,6 +40,7 @@ struct ivr_relay {
 	int ctl;
 	int data;
 	int timeout_ms;
+	u64 deadline;		/* of the call in progress (arm()) */
 	u32 minor;		/* agreed */
 	u32 owed;		/* index replies not read yet */
 	/* Index requests queued, sent in one go before anything else. */
@@ -73,36 +74,87 @@ static int broken(struct ivr_relay *rl)
 	return rl->broken ? -EPIPE : 0;
 }
 
-/* All of @len bytes to @fd, within the socket's send timeout. */
-static int send_all(struct ivr_relay *rl, int fd, const void *buf, size_t len,
-		    const char *what)
+/*
+ * Each call is bounded as a whole: a daemon that trickles a byte at a
+ * time holds it no longer than one that says nothing.
+ */
+static void arm(struct ivr_relay *rl)
 {
-	const u8 *p = buf;
-	ssize_t n;
+	rl->deadline = ivr_mono_ns() + (u64)rl->timeout_ms * 1000000ULL;
+}
 
-	while (len) {
-		n = send(fd, p, len, MSG_NOSIGNAL);
+/* Until @fd is ready for @events: 0, or -ETIMEDOUT at the deadline. */
+static int wait_fd(struct ivr_relay *rl, int fd, short events)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	u64 now;
+	int ret;
+
+	for (;;) {
+		now = ivr_mono_ns();
+		if (now >= rl->deadline)
+			return -ETIMEDOUT;
+		ret = poll(&p, 1, (int)((rl->deadline - now + 999999) / 1000000));
+		if (ret > 0)
+			return 0;
+		if (ret < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/* All of @iov's bytes to @fd, before the deadline. */
+static int send_iov(struct ivr_relay *rl, int fd, struct iovec *iov,
+		    int nr, const char *what)
+{
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = nr };
+	ssize_t n;
+	int ret;
+
+	while (m.msg_iovlen) {
+		n = sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return fail(rl, -ETIMEDOUT,
-				    "lttng-relayd takes no %s for %d ms",
-				    what, rl->timeout_ms);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			ret = wait_fd(rl, fd, POLLOUT);
+			if (ret == -ETIMEDOUT)
+				return fail(rl, ret,
+					    "lttng-relayd took not all of %s within %d ms",
+					    what, rl->timeout_ms);
+			if (ret)
+				return fail(rl, ret, "lttng-relayd: sending %s: %s",
+					    what, strerror(-ret));
+			continue;
+		}
 		if (n < 0)
 			return fail(rl, -errno, "lttng-relayd: sending %s: %s",
 				    what, strerror(errno));
-		p += n;
-		len -= n;
+		while (m.msg_iovlen && (size_t)n >= m.msg_iov->iov_len) {
+			n -= m.msg_iov->iov_len;
+			m.msg_iov++;
+			m.msg_iovlen--;
+		}
+		if (n) {
+			m.msg_iov->iov_base = (u8 *)m.msg_iov->iov_base + n;
+			m.msg_iov->iov_len -= n;
+		}
 	}
 	return 0;
 }
 
-/* Exactly @len bytes of a reply to @what, within the timeout. */
+static int send_all(struct ivr_relay *rl, int fd, const void *buf, size_t len,
+		    const char *what)
+{
+	struct iovec iov = { (void *)buf, len };
+
+	return len ? send_iov(rl, fd, &iov, 1, what) : 0;
+}
+
+/* Exactly @len bytes of a reply to @what, before the deadline. */
 static int recv_all(struct ivr_relay *rl, void *buf, size_t len,
 		    const char *what)
 {
 	u8 *p = buf;
-	int one = 1;
+	int one = 1, ret;
 	ssize_t n;
 
 	while (len) {
@@ -112,13 +164,20 @@ static int recv_all(struct ivr_relay *rl, void *buf, size_t len,
 		 * 40 ms: ACK at once (the flag lasts until the next recv).
 		 */
 		setsockopt(rl->ctl, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
-		n = recv(rl->ctl, p, len, 0);
+		n = recv(rl->ctl, p, len, MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return fail(rl, -ETIMEDOUT,
-				    "lttng-relayd did not answer %s within %d ms",
-				    what, rl->timeout_ms);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			ret = wait_fd(rl, rl->ctl, POLLIN);
+			if (ret == -ETIMEDOUT)
+				return fail(rl, ret,
+					    "lttng-relayd did not answer %s within %d ms",
+					    what, rl->timeout_ms);
+			if (ret)
+				return fail(rl, ret, "lttng-relayd: the answer to %s: %s",
+					    what, strerror(-ret));
+			continue;
+		}
 		if (n < 0)
 			return fail(rl, -errno, "lttng-relayd: the answer to %s: %s",
 				    what, strerror(errno));
@@ -251,7 +310,6 @@ static int dial(const char *host, int family, unsigned int port,
 		int timeout_ms, struct ivr_msg *why)
 {
 	struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM };
-	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
 	struct addrinfo *ai, *a;
 	char service[8];
 	int fd = -1, err = 0, one = 1, ret;
@@ -295,11 +353,8 @@ static int dial(const char *host, int family, unsigned int port,
 		return ivr_msg_set(why, -(err ? err : EHOSTUNREACH),
 				   "lttng-relayd at %s port %u: %s", host, port,
 				   strerror(err ? err : EHOSTUNREACH));
-	/* From here on, blocking, each call bounded by the timeout. */
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one))) {
+	/* Non-blocking: each call waits with poll(), up to its deadline. */
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one))) {
 		err = errno;
 		close(fd);
 		return ivr_msg_set(why, -err, "lttng-relayd at %s: %s", host,
@@ -433,6 +488,7 @@ int ivr_relay_open(const struct ivr_relay_conf *c, struct ivr_relay **out,
 		free(rl);
 		return ret;
 	}
+	arm(rl);
 	ret = version(rl);
 	if (!ret)
 		ret = create_session(rl, c);
@@ -448,6 +504,22 @@ int ivr_relay_open(const struct ivr_relay_conf *c, struct ivr_relay **out,
 	if (ret)
 		ivr_relay_free(rl);
 	return ret;
+}
+
+int ivr_relay_check(struct ivr_relay *rl)
+{
+	struct pollfd p[2] = {
+		{ .fd = rl->ctl, .events = POLLIN | POLLRDHUP },
+		{ .fd = rl->data, .events = POLLIN | POLLRDHUP },
+	};
+	int ret = broken(rl);
+
+	if (ret || rl->owed || rl->queued)
+		return ret;
+	if (poll(p, 2, 0) > 0)
+		return fail(rl, -ECONNRESET,
+			    "lttng-relayd closed the connection");
+	return 0;
 }
 
 const char *ivr_relay_errmsg(const struct ivr_relay *rl)
@@ -477,6 +549,7 @@ int ivr_relay_add_stream(struct ivr_relay *rl, const char *path,
 		return fail(rl, -EINVAL, "a stream's name or path is too long");
 	memcpy(names, channel, clen);
 	memcpy(names + clen, path, plen);
+	arm(rl);
 	ret = settle(rl);
 	if (!ret)
 		ret = request(rl, RELAY_ADD_STREAM, &as, sizeof(as), names,
@@ -494,8 +567,10 @@ int ivr_relay_add_stream(struct ivr_relay *rl, const char *path,
 
 int ivr_relay_streams_sent(struct ivr_relay *rl)
 {
-	int ret = settle(rl);
+	int ret;
 
+	arm(rl);
+	ret = settle(rl);
 	if (!ret)
 		ret = request(rl, RELAY_STREAMS_SENT, NULL, 0, NULL, 0,
 			      "the streams' publication");
@@ -509,6 +584,7 @@ int ivr_relay_metadata(struct ivr_relay *rl, u64 handle, const void *text,
 	u8 body[sizeof(m)];
 
 	memcpy(body, &m, sizeof(m));
+	arm(rl);
 	return request(rl, RELAY_SEND_METADATA, body, sizeof(body), text, len,
 		       "the metadata");
 }
@@ -536,43 +612,6 @@ static int send_index(struct ivr_relay *rl, const struct relay_index *ix)
 	return 0;
 }
 
-/* A packet's header and bytes on the data connection, in one call. */
-static int send_data(struct ivr_relay *rl, const struct relay_data_hdr *d,
-		     const void *pkt, size_t len)
-{
-	struct iovec iov[2] = {
-		{ (void *)d, sizeof(*d) },
-		{ (void *)pkt, len },
-	};
-	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2 };
-	size_t left = sizeof(*d) + len;
-	ssize_t n;
-
-	while (left) {
-		n = sendmsg(rl->data, &m, MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return fail(rl, -ETIMEDOUT,
-				    "lttng-relayd takes no packet for %d ms",
-				    rl->timeout_ms);
-		if (n < 0)
-			return fail(rl, -errno, "lttng-relayd: sending a packet: %s",
-				    strerror(errno));
-		left -= n;
-		while (n && (size_t)n >= m.msg_iov->iov_len) {
-			n -= m.msg_iov->iov_len;
-			m.msg_iov++;
-			m.msg_iovlen--;
-		}
-		if (n) {
-			m.msg_iov->iov_base = (u8 *)m.msg_iov->iov_base + n;
-			m.msg_iov->iov_len -= n;
-		}
-	}
-	return 0;
-}
-
 int ivr_relay_packet(struct ivr_relay *rl, u64 handle, u64 seq,
 		     const void *pkt, size_t len,
 		     const struct ivr_relay_index *ix)
@@ -594,13 +633,24 @@ int ivr_relay_packet(struct ivr_relay *rl, u64 handle, u64 seq,
 		.instance_id = htobe64(ix->instance_id),
 		.seq_num = htobe64(ix->seq_num),
 	};
+	struct iovec iov[2] = {
+		{ &d, sizeof(d) },
+		{ (void *)pkt, len },
+	};
 	int ret = broken(rl);
 
 	if (!ret && (len > UINT32_MAX || ix->packet_size != (u64)len * 8))
 		return fail(rl, -EINVAL, "a packet of %zu bytes whose index says %llu bits",
 			    len, (unsigned long long)ix->packet_size);
+	/*
+	 * Nothing may fail once the data went out, or the packet would go
+	 * again to the next session: the replies owed are read first.
+	 */
+	arm(rl);
+	if (!ret && rl->owed >= OWED_MAX)
+		ret = settle(rl);
 	if (!ret)
-		ret = send_data(rl, &d, pkt, len);
+		ret = send_iov(rl, rl->data, iov, 2, "a packet");
 	return ret ? ret : send_index(rl, &i);
 }
 
@@ -612,6 +662,7 @@ int ivr_relay_beacon(struct ivr_relay *rl, u64 handle, u64 stream_id, u64 ts)
 		.stream_id = htobe64(stream_id),
 	};
 
+	arm(rl);
 	return send_index(rl, &i);
 }
 
@@ -625,7 +676,6 @@ static int wait_written(struct ivr_relay *rl, u64 handle, u64 seq)
 {
 	struct relay_stream_seq q = { htobe64(handle), htobe64(seq) };
 	struct timespec nap = { 0, 20000 };
-	u64 deadline = ivr_mono_ns() + (u64)rl->timeout_ms * 1000000ULL;
 	struct relay_reply r;
 	int ret;
 
@@ -644,7 +694,7 @@ static int wait_written(struct ivr_relay *rl, u64 handle, u64 seq)
 			return fail(rl, -EPROTO,
 				    "lttng-relayd answered %u to whether it has the packets",
 				    r.ret_code);
-		if (ivr_mono_ns() > deadline)
+		if (ivr_mono_ns() > rl->deadline)
 			return fail(rl, -ETIMEDOUT,
 				    "lttng-relayd did not write the packets within %d ms",
 				    rl->timeout_ms);
@@ -657,9 +707,11 @@ static int wait_written(struct ivr_relay *rl, u64 handle, u64 seq)
 int ivr_relay_sync(struct ivr_relay *rl, const u64 *handles, const u64 *seqs,
 		   u32 nr)
 {
-	int ret = settle(rl);
 	u32 i;
+	int ret;
 
+	arm(rl);
+	ret = settle(rl);
 	for (i = 0; i < nr && !ret; i++)
 		ret = wait_written(rl, handles[i], seqs[i]);
 	return ret;
@@ -668,8 +720,10 @@ int ivr_relay_sync(struct ivr_relay *rl, const u64 *handles, const u64 *seqs,
 int ivr_relay_close_stream(struct ivr_relay *rl, u64 handle, u64 last)
 {
 	struct relay_stream_seq q = { htobe64(handle), htobe64(last) };
-	int ret = settle(rl);
+	int ret;
 
+	arm(rl);
+	ret = settle(rl);
 	if (!ret)
 		ret = request(rl, RELAY_CLOSE_STREAM, &q, sizeof(q), NULL, 0,
 			      "a stream's end");

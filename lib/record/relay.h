@@ -49,6 +49,12 @@ struct ivr_relay_index {
  */
 int ivr_relay_open(const struct ivr_relay_conf *conf, struct ivr_relay **out,
 		   struct ivr_msg *why);
+/*
+ * Whether the daemon is still there: with no reply owed, it sends
+ * nothing, so anything readable on either connection (its close) says
+ * it is gone.  0, or -ECONNRESET with the reason.
+ */
+int ivr_relay_check(struct ivr_relay *rl);
 /* Why the last call failed. */
 const char *ivr_relay_errmsg(const struct ivr_relay *rl);
 /* The session's directory under the daemon's output directory. */
