@@ -279,12 +279,18 @@ DEPS += $(FUZZ_OBJS:%.o=%.d) $(FUZZERS:%=%.d)
 .PHONY: fuzz fuzz-long
 fuzz: $(FUZZERS)
 
-# Each target for FUZZ_SECONDS (default an hour), one after the other.
-fuzz-long: fuzz
+# Each target for FUZZ_SECONDS (default an hour), one after the other;
+# then test_hostile's random mutations, FUZZ_ITERS (200000) of each mode,
+# plain and under ASan: make check runs 10000 and 3000.
+fuzz-long: fuzz variant-plain variant-asan
 	$(Q)for f in $(FUZZERS); do \
 		selftests/fuzz/run.sh $(or $(FUZZ_SECONDS),3600) \
 			$(abspath $(B))/fuzz/corpus/$$(basename $$f) $$f || \
 			exit 1; \
+	done
+	$(Q)for v in plain asan; do \
+		IVRING_FUZZ_ITERS=$(or $(FUZZ_ITERS),200000) \
+			$(B)/$$v/selftests/test_hostile || exit 1; \
 	done
 
 # Archives may be empty (no helper objects yet): ar then writes an empty one.

@@ -5,7 +5,7 @@
 # One ivring-read --watch serves 64 segments of 4 sub-rings, written by
 # ivring-gen, while segments come and go: as each writer
 # ends, its file is removed and a new segment is made under a new name
-# (about twenty a second), for 30 s.  Then:
+# (about twenty a second), for 20 s.  Then:
 #   - every event of every segment is read once or counted lost: per
 #     segment and CPU, each seq number at most once, and the numbers read
 #     plus the LOST counts make all that the writer numbered;
@@ -14,7 +14,7 @@
 #     fds and threads as before the first segment, and no mapping of one;
 #   - the same, shorter, with the reader built with ASan + UBSan and with
 #     TSan (no sanitizer report).
-# IVRING_SCALE_SECS sets the plain run's length (default 30: about 600
+# IVRING_SCALE_SECS sets the plain run's length (default 20: about 400
 # segments come and go).
 # Exit: 0 pass, 1 fail, 4 skip (kselftest).
 
@@ -172,7 +172,7 @@ scale_run() {
 	fi
 }
 
-scale_run plain "$tools/ivring-read" "${IVRING_SCALE_SECS:-30}" 100
+scale_run plain "$tools/ivring-read" "${IVRING_SCALE_SECS:-20}" 100
 # The sanitizers' readers are several times slower: fewer events.
 scale_run asan "${IVRING_ASAN_TOOLS:-$tools/../../asan/tools}/ivring-read" 8 20
 scale_run tsan "${IVRING_TSAN_TOOLS:-$tools/../../tsan/tools}/ivring-read" 8 20
