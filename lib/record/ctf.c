@@ -308,7 +308,7 @@ static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 	size_t start;
 	int ret;
 
-	ret = c->sink->use(w, c, cpu);
+	ret = c->sink->use ? c->sink->use(w, c, cpu) : 0;
 	if (ret)
 		return ret;
 	/* A loss shows between two packets: it ends the one being filled. */
@@ -382,7 +382,7 @@ static int ctf_lost(struct ivring_rec *w, u32 cpu, u64 lost)
 	u32 i;
 	int ret;
 
-	ret = c->sink->use(w, c, cpu);
+	ret = c->sink->use ? c->sink->use(w, c, cpu) : 0;
 	if (!ret)
 		ret = close_open(w, cpu);
 	if (ret)
@@ -411,7 +411,7 @@ int ctf_empty_packet(struct ivring_rec *w, u32 cpu, u64 ts)
 	size_t start;
 	int ret;
 
-	ret = c->sink->use(w, c, cpu);
+	ret = c->sink->use ? c->sink->use(w, c, cpu) : 0;
 	if (!ret)
 		ret = close_open(w, cpu);
 	if (!ret)

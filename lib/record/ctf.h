@@ -83,7 +83,7 @@ struct ctf_sink {
 	/* The metadata's whole text; @replace: a text went before. */
 	int (*meta)(struct ivring_rec *w, struct ctf *c, const char *text,
 		    size_t len, bool replace);
-	/* @cpu is about to take a packet. */
+	/* @cpu is about to take a packet (optional). */
 	int (*use)(struct ivring_rec *w, struct ctf *c, u32 cpu);
 	/*
 	 * c->streams[@cpu]'s packets out; on failure, those not taken are

@@ -27,7 +27,7 @@
  * directories as one trace.  Packets that were sent but not proven
  * written may or may not be in the old directory: they are never sent
  * again, and one that is not there leaves a gap in packet_seq_num, which
- * babeltrace2 reports as discarded packets (include/DESIGN, section 11).
+ * babeltrace2 reports as discarded packets (include/DESIGN, section 7).
  * Packets not sent yet wait in their buffers, and the reader commits
  * nothing meanwhile.
  */
@@ -61,6 +61,7 @@ struct relay_stream {
 };
 
 struct ctf_relay {
+	struct ivr_relay_dest dest;	/* looked up once, at open */
 	struct ivr_relay *rl;	/* NULL while the daemon is out of reach */
 	struct relay_stream *st;	/* by CPU */
 	u64 meta_handle;
@@ -103,7 +104,7 @@ static int connect_session(struct ivring_rec *w, struct ctf *c,
 {
 	char base[BASE_MAX + 16], channel[32];
 	struct ivr_relay_conf conf = {
-		.url = w->path,
+		.dest = &cr->dest,
 		.session = w->name,
 		.hostname = w->hostname,
 		.base_path = base,
@@ -214,7 +215,9 @@ static int relay_open(struct ivring_rec *w, struct ctf *c)
 	if (ret < 0 || ret >= (int)sizeof(cr->base))
 		return ivr_err(w, -EINVAL, "%s: the session's name '%s' is too long",
 			       w->path, w->name);
-	ret = connect_session(w, c, cr);
+	ret = ivr_relay_resolve(w->path, &cr->dest, &cr->why);
+	if (!ret)
+		ret = connect_session(w, c, cr);
 	return ret ? ivr_err(w, ret, "%s: %s", w->path, cr->why.text) : 0;
 }
 
@@ -278,9 +281,12 @@ static int send_meta(struct ivring_rec *w, struct ctf_relay *cr)
 	return 0;
 }
 
-static int relay_use(struct ivring_rec *w, struct ctf *c, u32 cpu)
+/* Connected, with every format the guest has so far: what each call needs. */
+static int relay_ready(struct ivring_rec *w, struct ctf *c)
 {
-	return 0;
+	int ret = relay_up(w, c);
+
+	return ret ? ret : send_meta(w, c->sink_priv);
 }
 
 static u64 get64(const u8 *p)
@@ -306,9 +312,7 @@ static int relay_write(struct ivring_rec *w, struct ctf *c, u32 cpu)
 	const u8 *p;
 	int ret;
 
-	ret = relay_up(w, c);
-	if (!ret)
-		ret = send_meta(w, cr);
+	ret = relay_ready(w, c);
 	if (ret)
 		return ret;
 	for (off = 0; off < s->len; off += size) {
@@ -344,9 +348,7 @@ static int relay_commit(struct ivring_rec *w, struct ctf *c)
 	int ret;
 
 	/* Formats the guest added, though no event of theirs came yet. */
-	ret = relay_up(w, c);
-	if (!ret)
-		ret = send_meta(w, cr);
+	ret = relay_ready(w, c);
 	if (ret)
 		return ret;
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++) {
@@ -374,9 +376,7 @@ static int relay_beacon(struct ivring_rec *w, struct ctf *c, u64 ts)
 	u32 cpu;
 	int ret;
 
-	ret = relay_up(w, c);
-	if (!ret)
-		ret = send_meta(w, cr);
+	ret = relay_ready(w, c);
 	for (cpu = 0; cpu < w->info.nr_cpus && !ret; cpu++) {
 		st = &cr->st[cpu];
 		if (st->busy || c->streams[cpu].len) {
@@ -459,7 +459,6 @@ const struct ctf_sink ctf_relay_sink = {
 	.pack = PACK_BYTES,
 	.open = relay_open,
 	.meta = relay_meta,
-	.use = relay_use,
 	.write = relay_write,
 	.commit = relay_commit,
 	.beacon = relay_beacon,

@@ -48,7 +48,6 @@ struct ivr_relay {
 	size_t queued;
 	bool broken;
 	u64 chunk_id;
-	char output[OUTPUT_MAX];
 	struct ivr_msg err;
 };
 
@@ -305,30 +304,64 @@ static int parse_url(const char *url, char *host, size_t len, int *family,
 	return 0;
 }
 
-/* A connected TCP socket to @host:@port within @timeout_ms, or -errno. */
-static int dial(const char *host, int family, unsigned int port,
+int ivr_relay_resolve(const char *url, struct ivr_relay_dest *d,
+		      struct ivr_msg *why)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai, *a;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	ret = parse_url(url, d->host, sizeof(d->host), &hints.ai_family,
+			&d->ctl_port, &d->data_port, why);
+	if (ret)
+		return ret;
+	ret = getaddrinfo(d->host, NULL, &hints, &ai);
+	if (ret)
+		return ivr_msg_set(why, -EHOSTUNREACH, "%s: %s", d->host,
+				   gai_strerror(ret));
+	for (a = ai; a && d->nr < IVR_RELAY_ADDRS; a = a->ai_next) {
+		if ((a->ai_family != AF_INET && a->ai_family != AF_INET6) ||
+		    a->ai_addrlen > sizeof(d->addr[0]))
+			continue;
+		memcpy(&d->addr[d->nr], a->ai_addr, a->ai_addrlen);
+		d->len[d->nr++] = a->ai_addrlen;
+	}
+	freeaddrinfo(ai);
+	if (!d->nr)
+		return ivr_msg_set(why, -EHOSTUNREACH,
+				   "%s: no IPv4 or IPv6 address", d->host);
+	return 0;
+}
+
+static void set_port(struct sockaddr_storage *ss, unsigned int port)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+}
+
+/* A connected TCP socket to one of @d's addresses within @timeout_ms. */
+static int dial(const struct ivr_relay_dest *d, unsigned int port,
 		int timeout_ms, struct ivr_msg *why)
 {
-	struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *ai, *a;
-	char service[8];
+	struct sockaddr_storage ss;
 	int fd = -1, err = 0, one = 1, ret;
 	socklen_t elen = sizeof(err);
 	struct pollfd pfd;
+	u32 i;
 
-	snprintf(service, sizeof(service), "%u", port);
-	ret = getaddrinfo(host, service, &hints, &ai);
-	if (ret)
-		return ivr_msg_set(why, -EHOSTUNREACH, "%s: %s", host,
-				   gai_strerror(ret));
-	for (a = ai; a; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC |
-			    SOCK_NONBLOCK, a->ai_protocol);
+	for (i = 0; i < d->nr; i++) {
+		ss = d->addr[i];
+		set_port(&ss, port);
+		fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC |
+			    SOCK_NONBLOCK, 0);
 		if (fd < 0) {
 			err = errno;
 			continue;
 		}
-		if (!connect(fd, a->ai_addr, a->ai_addrlen)) {
+		if (!connect(fd, (struct sockaddr *)&ss, d->len[i])) {
 			err = 0;
 		} else if (errno != EINPROGRESS) {
 			err = errno;
@@ -348,17 +381,16 @@ static int dial(const char *host, int family, unsigned int port,
 		close(fd);
 		fd = -1;
 	}
-	freeaddrinfo(ai);
 	if (fd < 0)
 		return ivr_msg_set(why, -(err ? err : EHOSTUNREACH),
-				   "lttng-relayd at %s port %u: %s", host, port,
-				   strerror(err ? err : EHOSTUNREACH));
+				   "lttng-relayd at %s port %u: %s", d->host,
+				   port, strerror(err ? err : EHOSTUNREACH));
 	/* Non-blocking: each call waits with poll(), up to its deadline. */
 	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one))) {
 		err = errno;
 		close(fd);
-		return ivr_msg_set(why, -err, "lttng-relayd at %s: %s", host,
-				   strerror(err));
+		return ivr_msg_set(why, -err, "lttng-relayd at %s: %s",
+				   d->host, strerror(err));
 	}
 	return fd;
 }
@@ -407,6 +439,7 @@ static int create_session(struct ivr_relay *rl, const struct ivr_relay_conf *c)
 	struct relay_create_session_reply rep;
 	struct relay_create_chunk ch = { 0 };
 	char names[SESSION_NAME_MAX + HOSTNAME_MAX + PATHNAME_MAX + 3];
+	char output[OUTPUT_MAX];	/* the daemon's directory for it: read past */
 	u64 id;
 	u32 len;
 	int ret;
@@ -437,14 +470,13 @@ static int create_session(struct ivr_relay *rl, const struct ivr_relay_conf *c)
 		return fail(rl, -EPROTO,
 			    "lttng-relayd refused the session %s of host %s (code %u)",
 			    c->session, c->hostname, be32toh(rep.ret_code));
-	if (!len || len > sizeof(rl->output))
+	if (!len || len > sizeof(output))
 		return fail(rl, -EPROTO,
 			    "lttng-relayd named the session's directory in %u bytes",
 			    len);
-	ret = recv_all(rl, rl->output, len, "a new session");
+	ret = recv_all(rl, output, len, "a new session");
 	if (ret)
 		return ret;
-	rl->output[len - 1] = '\0';
 	/* Its one chunk, the session's own directory, holds the streams. */
 	ch.creation_time = cs.creation_time;
 	ret = request(rl, RELAY_CREATE_TRACE_CHUNK, &ch, sizeof(ch), NULL, 0,
@@ -455,16 +487,10 @@ static int create_session(struct ivr_relay *rl, const struct ivr_relay_conf *c)
 int ivr_relay_open(const struct ivr_relay_conf *c, struct ivr_relay **out,
 		   struct ivr_msg *why)
 {
-	unsigned int ctl_port = 0, data_port = 0;
-	char host[256];
 	struct ivr_relay *rl;
-	int family = AF_UNSPEC, ret;
+	int ret;
 
 	*out = NULL;
-	ret = parse_url(c->url, host, sizeof(host), &family, &ctl_port,
-			&data_port, why);
-	if (ret)
-		return ret;
 	if (!path_safe(c->session, SESSION_NAME_MAX))
 		return ivr_msg_set(why, -EINVAL,
 				   "'%s': a relay session's name is 1 to %d bytes, with no '/' and no leading '.'",
@@ -482,7 +508,7 @@ int ivr_relay_open(const struct ivr_relay_conf *c, struct ivr_relay **out,
 		return ivr_msg_set(why, -ENOMEM, "out of memory for a relay session");
 	rl->timeout_ms = c->timeout_ms;
 	rl->data = -1;
-	rl->ctl = dial(host, family, ctl_port, c->timeout_ms, why);
+	rl->ctl = dial(c->dest, c->dest->ctl_port, c->timeout_ms, why);
 	if (rl->ctl < 0) {
 		ret = rl->ctl;
 		free(rl);
@@ -493,7 +519,7 @@ int ivr_relay_open(const struct ivr_relay_conf *c, struct ivr_relay **out,
 	if (!ret)
 		ret = create_session(rl, c);
 	if (!ret) {
-		rl->data = dial(host, family, data_port, c->timeout_ms, why);
+		rl->data = dial(c->dest, c->dest->data_port, c->timeout_ms, why);
 		if (rl->data < 0)
 			ret = rl->data;
 		else
@@ -525,11 +551,6 @@ int ivr_relay_check(struct ivr_relay *rl)
 const char *ivr_relay_errmsg(const struct ivr_relay *rl)
 {
 	return rl->err.text;
-}
-
-const char *ivr_relay_output(const struct ivr_relay *rl)
-{
-	return rl->output;
 }
 
 int ivr_relay_add_stream(struct ivr_relay *rl, const char *path,

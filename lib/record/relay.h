@@ -14,12 +14,29 @@
 #ifndef IVRING_LIB_RELAY_H
 #define IVRING_LIB_RELAY_H
 
+#include <sys/socket.h>
+
 #include "base/base.h"
 
 struct ivr_relay;
 
+#define IVR_RELAY_ADDRS	4
+
+/*
+ * Where the daemon is, looked up once (ivr_relay_resolve()): connecting
+ * again after a failure never waits on a name server, which no timeout
+ * of ours bounds.
+ */
+struct ivr_relay_dest {
+	char host[256];		/* as the URL names it, for messages */
+	unsigned int ctl_port, data_port;
+	u32 nr;
+	struct sockaddr_storage addr[IVR_RELAY_ADDRS];
+	socklen_t len[IVR_RELAY_ADDRS];
+};
+
 struct ivr_relay_conf {
-	const char *url;	/* net://HOST[:CONTROL[:DATA]], or net6:// */
+	const struct ivr_relay_dest *dest;
 	const char *session;	/* the relay session's name */
 	const char *hostname;	/* under which the daemon files it */
 	/*
@@ -44,6 +61,12 @@ struct ivr_relay_index {
 };
 
 /*
+ * @url, net://HOST[:CONTROL[:DATA]] or net6://, parsed and HOST looked
+ * up: 0, or -EINVAL or -EHOSTUNREACH with the reason in @why.
+ */
+int ivr_relay_resolve(const char *url, struct ivr_relay_dest *d,
+		      struct ivr_msg *why);
+/*
  * Connect, agree on the protocol's version, and make the session and its
  * trace chunk.  0 with *@out, or -errno with the reason in @why.
  */
@@ -57,8 +80,6 @@ int ivr_relay_open(const struct ivr_relay_conf *conf, struct ivr_relay **out,
 int ivr_relay_check(struct ivr_relay *rl);
 /* Why the last call failed. */
 const char *ivr_relay_errmsg(const struct ivr_relay *rl);
-/* The session's directory under the daemon's output directory. */
-const char *ivr_relay_output(const struct ivr_relay *rl);
 /*
  * A stream under @path (relative to the session's directory) called
  * @channel; "metadata" is the trace's metadata.  Its handle in *@handle.
