@@ -534,13 +534,15 @@ int ivr_relay_open(const struct ivr_relay_conf *c, struct ivr_relay **out,
 
 int ivr_relay_check(struct ivr_relay *rl)
 {
+	/* Replies owed are readable: then only a hang-up says it is gone. */
+	short ctl_ev = rl->owed ? POLLRDHUP : POLLIN | POLLRDHUP;
 	struct pollfd p[2] = {
-		{ .fd = rl->ctl, .events = POLLIN | POLLRDHUP },
+		{ .fd = rl->ctl, .events = ctl_ev },
 		{ .fd = rl->data, .events = POLLIN | POLLRDHUP },
 	};
 	int ret = broken(rl);
 
-	if (ret || rl->owed || rl->queued)
+	if (ret)
 		return ret;
 	if (poll(p, 2, 0) > 0)
 		return fail(rl, -ECONNRESET,

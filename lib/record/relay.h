@@ -73,9 +73,10 @@ int ivr_relay_resolve(const char *url, struct ivr_relay_dest *d,
 int ivr_relay_open(const struct ivr_relay_conf *conf, struct ivr_relay **out,
 		   struct ivr_msg *why);
 /*
- * Whether the daemon is still there: with no reply owed, it sends
- * nothing, so anything readable on either connection (its close) says
- * it is gone.  0, or -ECONNRESET with the reason.
+ * Whether the daemon is still there: it never writes to the data
+ * connection, nor to the control one but the replies owed, so anything
+ * else readable, or a hang-up (its close, or its death), says it is gone.
+ * 0, or -ECONNRESET with the reason.
  */
 int ivr_relay_check(struct ivr_relay *rl);
 /* Why the last call failed. */
