@@ -32,7 +32,7 @@
 # library and tools in build/lib and build/tools use the plain flags.
 
 # kmod/main.c's MODULE_VERSION says the same (test_dkms checks that).
-VERSION		:= 1.9.0
+VERSION		:= 1.10.0
 SOVERSION	:= 1
 
 prefix		?= /usr/local

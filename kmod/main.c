@@ -121,4 +121,4 @@ MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The ivring authors");
 MODULE_DESCRIPTION("Guest trace events to the host through ivshmem shared memory");
 /* The release of the sources, as VERSION in the top Makefile. */
-MODULE_VERSION("1.9.0");
+MODULE_VERSION("1.10.0");

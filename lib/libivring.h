@@ -764,7 +764,10 @@ struct ivring_rec_source {
  * or into the CTF directory @path (IVRING_REC_CTF), whose clock is the
  * host's CLOCK_MONOTONIC, absolute in CLOCK_REALTIME as a guest's CTF
  * trace with host times is, so that babeltrace2 merges the two: @src's
- * clock must be "mono" then.  The guests of ivring__rec_guest() go into a
+ * clock must be "mono" then.  Since 1.10, IVRING_REC_CTF_RELAYD too: the
+ * same CTF trace streamed to the relay daemon at the URL @path, as a
+ * session named opts->name (or @src->name), that returns -ENOTCONN as a
+ * guest's does while the daemon is out of reach.  The guests of ivring__rec_guest() go into a
  * trace.dat only.  The texts are copied.  A format whose ID line is
  * missing is refused (-EINVAL); one that libtraceevent cannot parse goes
  * into the file all the same, and only its comms are not learned.  Errors

@@ -14,6 +14,8 @@
 #     per CPU), and ends when the recording does;
 #   - many: --watch streams every segment of a directory, a session each,
 #     in host time with --clock host, and 64 guests that come and go;
+#   - the host's own trace (--host NAME, as root) as the session NAME,
+#     live, and through a daemon that dies and comes back;
 #   - the daemon killed with SIGKILL mid-stream and started again: the
 #     recorder holds the guest's events meanwhile, goes on in a new session
 #     (NAME-DATE-TIME-ID.1), and babeltrace2 reads both as one trace in which
@@ -74,6 +76,19 @@ session_dir() {
 		[ -d "$d/kernel" ] && echo "$d" && return 0
 	done
 	return 1
+}
+
+# relayd_dies WHOSE LOG: the daemon SIGKILLed; the recorder writing to LOG
+# must say that it holds WHOSE events ("guest's", "host's").
+relayd_dies() {
+	kill -KILL "$RELAYD_PID"
+	wait "$RELAYD_PID" 2>/dev/null
+	RELAYD_PID=
+	if wait_for 60 grep -q "holding the $1 events" "$2"; then
+		ok "a daemon that dies: the recorder holds the $1 events"
+	else
+		not_ok "a daemon that dies: the recorder holds the $1 events"
+	fi
 }
 
 if ! relayd_start "$tmp/relayd"; then
@@ -220,6 +235,70 @@ else
 	sed 's/^/# /' "$tmp/clock.err"
 fi
 
+# --- the host's own trace as one more session --------------------------------
+# --host NAME with --relayd: the host's scheduler events (its tracefs,
+# root only) stream as the session NAME beside the guests', live, in the
+# same clock; through a daemon that dies and comes back, as a guest's do.
+host_events() {
+	local d
+	for d in "$RELAYD_OUT/hostK/$1"-*; do
+		[ -d "$d/kernel" ] && babeltrace2 "$d" 2>/dev/null
+	done | grep -c "$2"
+}
+if [ "$(id -u)" != 0 ]; then
+	echo "# SKIP --host: the host's tracefs needs root"
+else
+	mkdir "$tmp/shm5"
+	"$gen_bin" -q -c 2 -r 2000 -k --answer-clock -S "$tmp/shm5/k1" &
+	gen=$! pids+=($gen)
+	"$read_bin" record --watch "$tmp/shm5" --match 'k*' \
+		--relayd "$RELAYD_URL" --hostname hostK --host hostk \
+		2>"$tmp/host.err" &
+	w=$! pids+=($w)
+	wait_for 60 session_dir hostK hostk >/dev/null
+	babeltrace2 -i lttng-live "$RELAYD_LIVE/host/hostK/hostk" \
+		>"$tmp/host.live" 2>/dev/null &
+	v=$! pids+=($v)
+	if wait_for 60 grep -q ' hostk sched:sched_switch: ' "$tmp/host.live"; then
+		ok "--host NAME: the host's events live in session NAME"
+	else
+		not_ok "--host NAME: the host's events live in session NAME"
+		sed 's/^/# /' "$tmp/host.err"
+	fi
+	kill -KILL $v
+	wait $v 2>/dev/null
+	wait_for 60 eval '[ "$(host_events hostk sched_switch)" -gt 0 ]'
+	relayd_dies "host's" "$tmp/host.err"
+	relayd_start "$tmp/relayd" ||
+		not_ok "lttng-relayd starts again on its ports"
+	if wait_for 60 grep -q "hostk: the relay daemon is back" "$tmp/host.err" &&
+		wait_for 60 eval '[ -s "$(session_dir hostK hostk).1/kernel/channel0_0" ]'; then
+		ok "and goes on in session hostk's next directory when it is back"
+	else
+		not_ok "and goes on in session hostk's next directory when it is back"
+		sed 's/^/# /' "$tmp/host.err"
+	fi
+	kill -INT $gen
+	wait $gen
+	kill -INT $w
+	wait $w
+	rc=$?
+	said=$(sed -n 's/.*hostk: \([0-9]*\) host events.*/\1/p' "$tmp/host.err")
+	got=$(babeltrace2 "$RELAYD_OUT/hostK" 2>/dev/null | grep -c ' hostk sched:')
+	guest=$(babeltrace2 "$RELAYD_OUT/hostK" 2>/dev/null |
+		grep ' k1 synth:seq: ' | grep -o 'cpu = [0-9]*, .*seq = [0-9]*\|seq = [0-9]*, cpu = [0-9]*' |
+		sort | uniq -d | wc -l)
+	echo "# the recorder took $said host events; the daemon's output holds $got"
+	if [ $rc = 0 ] && [ -n "$said" ] && [ "$got" -gt 0 ] &&
+		[ "$got" -le "$said" ] && [ "$guest" = 0 ] &&
+		grep -q 'absolute = TRUE' "$(session_dir hostK hostk)/kernel/metadata"; then
+		ok "the host's and the guest's sessions read as one timeline, host time, nothing twice"
+	else
+		not_ok "the host's and the guest's sessions read as one timeline, host time, nothing twice (exit $rc, $guest twice)"
+		sed 's/^/# /' "$tmp/host.err"
+	fi
+fi
+
 # --- 64 guests through one reader, coming and going -------------------------
 # 40 guests, then 24 more while the first 20 stop and go away.
 mkdir "$tmp/shm3" "$tmp/done3"
@@ -270,14 +349,7 @@ wait_for 30 test -s "$seg"
 rec=$! pids+=($rec)
 # Some packets are in, then the daemon dies, and comes back on its ports.
 wait_for 60 eval '[ -s "$(session_dir hostC kill.seg)/kernel/channel0_0" ]'
-kill -KILL "$RELAYD_PID"
-wait "$RELAYD_PID" 2>/dev/null
-RELAYD_PID=
-if wait_for 60 grep -q "holding the guest's events" "$tmp/kill.err"; then
-	ok "a daemon that dies: the recorder holds the guest's events"
-else
-	not_ok "a daemon that dies: the recorder holds the guest's events"
-fi
+relayd_dies "guest's" "$tmp/kill.err"
 relayd_start "$tmp/relayd" || not_ok "lttng-relayd starts again on its ports"
 if wait_for 60 grep -q "the relay daemon is back" "$tmp/kill.err"; then
 	ok "and goes on in a new session when the daemon is back"

@@ -46,6 +46,11 @@
 #define WAIT_MS		1000
 /* Pages of one CPU in a row, so that a busy CPU cannot starve the others. */
 #define CPU_BURST	64
+/*
+ * To a relay daemon: idle CPUs' beacons, and tries to reach it again, as
+ * often as for the guests (out_record.c).
+ */
+#define RELAY_TICK_NS	200000000ULL
 
 /*
  * What the host file holds: what preempts a vCPU (any host task, another
@@ -79,6 +84,9 @@ struct host_trace {
 	bool running;
 	int wake[2];		/* a pipe: written to stop the thread */
 	pthread_mutex_t lock;	/* @w, shared with host_trace_guest() */
+	bool relay;		/* @w streams to a relay daemon */
+	bool down;		/* which is out of reach: nothing is read */
+	uint64_t next_tick;	/* the next beacon, or try to reach it */
 	uint64_t pages, events, lost, lost_unknown, bad_pages;
 	uint64_t cpu_ns;	/* the thread's CPU time, once it ended */
 	int err;		/* the thread's: an exit code, having said why */
@@ -189,10 +197,15 @@ static int open_file(struct host_trace *h, const struct host_trace_conf *c)
 	};
 	struct ivring_rec_opts opts = {
 		.sz = sizeof(opts),
-		.format = c->ctf ? IVRING_REC_CTF : IVRING_REC_TRACE_DAT,
+		.format = c->relayd ? IVRING_REC_CTF_RELAYD :
+			  c->ctf ? IVRING_REC_CTF : IVRING_REC_TRACE_DAT,
 		.version = c->version,
 		.compression = c->compression,
 		.trace_id = h->trace_id,
+		/* A relay session is named as --host says, as a file is. */
+		.name = c->relayd ? c->output : NULL,
+		.hostname = c->hostname,
+		.timeout_ms = c->relayd_timeout_ms,
 		.errbuf = errbuf,
 		.errbuf_len = sizeof(errbuf),
 	};
@@ -203,7 +216,7 @@ static int open_file(struct host_trace *h, const struct host_trace_conf *c)
 	 * environment's hostname, which babeltrace2 shows beside each event.
 	 */
 	if (!uname(&u)) {
-		if (c->ctf)
+		if (c->ctf || c->relayd)
 			snprintf(uname_str, sizeof(uname_str), "%s", u.nodename);
 		else
 			snprintf(uname_str, sizeof(uname_str), "%s %s %s %s %s",
@@ -241,7 +254,8 @@ static int open_file(struct host_trace *h, const struct host_trace_conf *c)
 			  strerror(errno));
 		ret = -EIO;
 	} else {
-		ret = ivring__rec_open_source(&src, c->output, &opts, &h->w);
+		ret = ivring__rec_open_source(&src, c->relayd ? c->relayd :
+							 c->output, &opts, &h->w);
 		if (ret)
 			tool_warn("%s", errbuf);
 	}
@@ -370,14 +384,64 @@ static int read_cpu(struct host_trace *h, unsigned int cpu)
 	return n;
 }
 
-/* Spooled pages to the files, so that a recorder killed loses little. */
-static void flush(struct host_trace *h)
+/*
+ * A relay daemon out of reach (-ENOTCONN), or back: while it is away,
+ * nothing more is read, so that the host's ring buffer holds the events
+ * (and, full, overwrites the oldest, which the pages after count as lost).
+ * Said once each way.  Any other failure ends the run.
+ */
+static void relay_state(struct host_trace *h, int ret)
 {
-	pthread_mutex_lock(&h->lock);
-	if (ivring__rec_flush(h->w)) {
+	if (ret == -ENOTCONN && h->relay) {
+		if (!h->down)
+			tool_warn("--host: %s; holding the host's events until it is back",
+				  ivring__rec_errmsg(h->w));
+		h->down = true;
+		return;
+	}
+	if (ret) {
 		tool_warn("%s", ivring__rec_errmsg(h->w));
 		h->err = EXIT_RUNTIME;
+		return;
 	}
+	if (h->down)
+		tool_warn("--host: %s: the relay daemon is back; the trace goes on in a new session",
+			  h->output);
+	h->down = false;
+}
+
+/*
+ * Spooled pages to the files, so that a recorder killed loses little; or
+ * to the relay daemon, which then has them.
+ */
+static void flush(struct host_trace *h)
+{
+	int ret;
+
+	pthread_mutex_lock(&h->lock);
+	ret = ivring__rec_flush(h->w);
+	relay_state(h, ret);
+	pthread_mutex_unlock(&h->lock);
+}
+
+/*
+ * A relay daemon's live viewers hear of idle CPUs; one out of reach is
+ * tried again (the library's back-off decides how often it connects).
+ */
+static void relay_tick(struct host_trace *h, uint64_t now)
+{
+	int ret;
+
+	if (!h->relay || now < h->next_tick)
+		return;
+	h->next_tick = now + RELAY_TICK_NS;
+	if (h->down) {
+		flush(h);
+		return;
+	}
+	pthread_mutex_lock(&h->lock);
+	ret = ivring__rec_beacon(h->w);
+	relay_state(h, ret);
 	pthread_mutex_unlock(&h->lock);
 }
 
@@ -408,8 +472,15 @@ static int read_pass(struct host_trace *h, struct pass *p, uint64_t now)
 {
 	bool all = p->stopping || now >= p->next_full, more = false;
 	unsigned int i;
-	int ret;
+	int ret, taken = 0;
 
+	relay_tick(h, now);
+	if (h->down) {
+		/* The next full pass, too, waits until it is back. */
+		if (all)
+			p->next_full = now + FULL_NS;
+		return h->err ? -1 : 0;
+	}
 	for (i = 0; i < h->nr_cpus && !h->err; i++) {
 		if (!all && !p->ready[i])
 			continue;
@@ -417,12 +488,13 @@ static int read_pass(struct host_trace *h, struct pass *p, uint64_t now)
 		p->ready[i] = ret == CPU_BURST;
 		p->quiet_until[i] = p->ready[i] ? 0 : now + READ_GAP_NS;
 		more |= p->ready[i];
+		taken += ret > 0 ? ret : 0;
 	}
-	if (all) {
+	if (all)
 		p->next_full = now + FULL_NS;
-		if (!p->stopping)
-			flush(h);
-	}
+	/* A relay daemon's viewers see pages as they are taken. */
+	if (!h->err && !p->stopping && (all || (h->relay && taken)))
+		flush(h);
 	return h->err ? -1 : more;
 }
 
@@ -438,10 +510,14 @@ static void wait_pass(struct host_trace *h, struct pass *p, bool more,
 		bool quiet = p->quiet_until[i] > now;
 
 		/* poll() passes over a negative fd. */
-		p->pfd[i].fd = h->absent[i] || quiet ? -1 : h->fds[i];
+		/* Nor over CPUs not read while a relay daemon is away. */
+		p->pfd[i].fd = h->absent[i] || quiet || h->down ? -1 :
+								  h->fds[i];
 		if (quiet && p->quiet_until[i] < until)
 			until = p->quiet_until[i];
 	}
+	if (h->relay && h->next_tick < until)
+		until = h->next_tick;
 	ms = more || until <= now ? 0 : (int)((until - now + 999999) / 1000000);
 	ret = poll(p->pfd, n + 1, ms);
 	if (ret < 0 && errno != EINTR) {
@@ -540,6 +616,7 @@ int host_trace_start(const struct host_trace_conf *c, struct host_trace **out)
 	h->wake[0] = h->wake[1] = -1;
 	pthread_mutex_init(&h->lock, NULL);
 	h->output = c->output;
+	h->relay = c->relayd != NULL;
 	cpus = sysconf(_SC_NPROCESSORS_CONF);
 	h->nr_cpus = cpus > 0 ? (unsigned int)cpus : 1;
 	h->trace_id = host_trace_new_id();
@@ -625,6 +702,9 @@ int host_trace_stop(struct host_trace *h)
 	ivring__rec_stats(h->w, &st);
 	if (!ret && ivring__rec_close(h->w, err, sizeof(err))) {
 		tool_warn("%s", err);
+		if (h->relay)
+			tool_warn("--host: %s: the host's events that the relay daemon did not confirm may be missing from it",
+				  h->output);
 		ret = EXIT_RUNTIME;
 	} else if (ret) {
 		ivring__rec_close(h->w, NULL, 0);

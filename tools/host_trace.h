@@ -4,9 +4,10 @@
  * The host's own trace, recorded beside its guests' (ivring-read record
  * --host FILE): the scheduler's events of every host CPU, and KVM's where
  * the host has KVM, in a tracefs instance of its own with the mono trace
- * clock, read by a thread of its own into a trace.dat through libivring's
- * writer.  The file links each guest's recording (trace-cmd's GUEST
- * option), and each guest's file names the host's (TIME_SHIFT).
+ * clock, read by a thread of its own into a trace.dat (or a CTF trace,
+ * to files or to a relay daemon) through libivring's writer.  A trace.dat
+ * links each guest's recording (trace-cmd's GUEST option), and each
+ * guest's file names the host's (TIME_SHIFT).
  */
 #ifndef IVRING_HOST_TRACE_H
 #define IVRING_HOST_TRACE_H
@@ -19,10 +20,15 @@
 struct host_trace;
 
 struct host_trace_conf {
-	const char *output;	/* the host's trace.dat, or CTF directory */
+	/* the host's trace.dat or CTF directory; with @relayd, its session */
+	const char *output;
 	unsigned int version;	/* trace.dat version; 0: the default */
 	unsigned int compression;	/* IVRING_REC_ZSTD, or 0 */
 	bool ctf;		/* a CTF trace, beside the guests' CTF traces */
+	/* A relay daemon's URL: the trace goes there, beside the guests'. */
+	const char *relayd;
+	const char *hostname;	/* under which it files it; NULL: ours */
+	unsigned int relayd_timeout_ms;	/* 0: the library's default */
 };
 
 /*

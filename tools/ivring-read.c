@@ -153,6 +153,9 @@ static int record(struct read_opts *o)
 		.version = o->version,
 		.compression = o->compression,
 		.ctf = o->ctf != NULL,
+		.relayd = o->relayd,
+		.hostname = o->hostname,
+		.relayd_timeout_ms = o->relayd_timeout_ms,
 	};
 	const char *dir = o->ctf ? o->ctf : o->output;
 	struct seg_conf c;

@@ -539,8 +539,6 @@ void read_parse(int argc, char **argv, struct read_opts *o)
 		usage_error("--ctf writes a CTF directory: -o and --file-version are for trace.dat");
 	if (o->relayd && (o->ctf || o->output || o->version || o->compression))
 		usage_error("--relayd streams CTF to a relay daemon: -o, --ctf, --file-version and --compression are for files");
-	if (o->relayd && o->host)
-		usage_error("--relayd: the host's own trace (--host) is not streamed yet; record it with --host to a file");
 	if ((o->hostname || o->relayd_timeout_ms) && !o->relayd)
 		usage_error("--hostname and --relayd-timeout are for a relay daemon: add --relayd URL");
 	if (o->ctf && o->compression)

@@ -156,7 +156,7 @@ static int connect_session(struct ivring_rec *w, struct ctf *c,
 static int relay_up(struct ivring_rec *w, struct ctf *c)
 {
 	struct ctf_relay *cr = c->sink_priv;
-	u64 now = ivr_mono_ns();
+	u64 now;
 
 	/*
 	 * A daemon that went away since the last call is found before a
@@ -166,6 +166,7 @@ static int relay_up(struct ivring_rec *w, struct ctf *c)
 		relay_down(w, cr);
 	if (cr->rl)
 		return 0;
+	now = ivr_mono_ns();
 	if (now >= cr->retry_at) {
 		if (!connect_session(w, c, cr)) {
 			cr->backoff = 0;

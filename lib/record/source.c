@@ -144,12 +144,11 @@ static int source_setup(struct ivring_rec *w,
 {
 	int ret;
 
-	if ((o->format != IVRING_REC_TRACE_DAT && o->format != IVRING_REC_CTF) ||
-	    (o->flags & IVRING_REC_SNAPSHOT))
+	if (o->flags & IVRING_REC_SNAPSHOT)
 		return ivr_err(w, -EINVAL,
 			       "pages from outside a segment are recorded as a spooled trace.dat or a CTF trace only");
 	/* A CTF clock is placed in CLOCK_REALTIME through the host's mono. */
-	if (o->format == IVRING_REC_CTF &&
+	if (o->format != IVRING_REC_TRACE_DAT &&
 	    (!src->clock || strcmp(src->clock, "mono")))
 		return ivr_err(w, -EINVAL,
 			       "a CTF trace of the host's pages needs trace clock mono, not %s",
@@ -196,17 +195,15 @@ int ivring__rec_open_source(const struct ivring_rec_source *src,
 	if (!ret && (!path || !*path))
 		ret = ivr_msg_set(&why, -EINVAL,
 				  "ivring__rec_open_source: no path to record into");
-	if (!ret && o.format == IVRING_REC_CTF_RELAYD)
-		ret = ivr_msg_set(&why, -EINVAL,
-				  "ivring__rec_open_source: a source is recorded to files, not yet to a relay daemon");
 	w = ret ? NULL : calloc(1, sizeof(*w));
 	if (!ret && !w)
 		ret = ivr_msg_set(&why, -ENOMEM, "out of memory for a recording");
 	if (w) {
 		w->dirfd = -1;
-		w->ops = o.format == IVRING_REC_CTF ? &ivr_rec_ctf_ops :
-						      &ivr_rec_tracedat_ops;
-		w->ctf_sink = &ctf_files_sink;
+		w->ops = o.format == IVRING_REC_TRACE_DAT ?
+			 &ivr_rec_tracedat_ops : &ivr_rec_ctf_ops;
+		w->ctf_sink = o.format == IVRING_REC_CTF_RELAYD ?
+			      &ctf_relay_sink : &ctf_files_sink;
 		ret = source_setup(w, &s, path, &o);
 		if (ret) {
 			why = w->err;
