@@ -316,6 +316,9 @@ static int ctf_page(struct ivring_rec *w, u32 cpu, const struct ivring_page *pg)
 		ret = close_open(w, cpu);
 		if (ret)
 			return ret;
+		/* Full, it goes out now; what the sink keeps, the flush sends. */
+		if (c->sink->pack && c->sink->at_flush)
+			ctf_stream_write(w, cpu);
 	}
 	memcpy(&h, pg->data, sizeof(h));
 	begin = ctf_time(c, h.time_stamp);

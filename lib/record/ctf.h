@@ -68,7 +68,12 @@ struct ctf;
  * Each returns 0 or -errno with the reason in w->err.
  */
 struct ctf_sink {
-	/* Packets go out at a flush only, never as a buffer fills. */
+	/*
+	 * Packets go out at a flush, never as a buffer fills; but with
+	 * @pack, each as soon as it is full, so that the sink takes it while
+	 * the next is made.  A failure to send it then is the flush's to
+	 * report: the packets stay in the buffer.
+	 */
 	bool at_flush;
 	/*
 	 * 0: a packet per page.  Else a CPU's pages fill one packet until
