@@ -453,8 +453,9 @@ bench: $(plain_BENCHES) tools
 	done
 
 # A recording streamed to a loopback lttng-relayd against the same one
-# written as a CTF directory, both to tmpfs (selftests/bench_relayd.sh
-# [ROUNDS [EVENTS_PER_CPU]] through BENCH_RELAYD_ARGS).
+# written as a CTF directory, both to tmpfs, then the same over 1, 8 and
+# 64 guests (selftests/bench_relayd.sh [ROUNDS [EVENTS_PER_CPU
+# [GUESTS...]]] through BENCH_RELAYD_ARGS).
 bench-relayd: tools
 	$(Q)IVRING_TOOLS=$(B)/tools selftests/bench_relayd.sh $(BENCH_RELAYD_ARGS)
 
