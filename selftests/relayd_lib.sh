@@ -10,6 +10,10 @@
 #                       (net://127.0.0.1:LIVE) and RELAYD_OUT (DIR/out);
 #                       a second call after relayd_stop reuses the ports
 #   relayd_stop         end it (SIGTERM, then SIGKILL), by its pid
+#   relayd_session HOST NAME  the directory of session NAME of HOST in
+#                       the daemon's output, once it holds the streams
+#   bt_lines            babeltrace2's lines (stdin) without the "(+delta)"
+#                       column, which depends on where a listing starts
 #   wait_for SECS CMD.. until CMD succeeds, or fail after SECS
 
 wait_for() {
@@ -73,4 +77,16 @@ relayd_stop() {
 		kill -KILL "$RELAYD_PID" 2>/dev/null
 	wait "$RELAYD_PID" 2>/dev/null
 	RELAYD_PID=
+}
+
+relayd_session() {
+	local d
+	for d in "$RELAYD_OUT/$1/$2"-*; do
+		[ -d "$d/kernel" ] && echo "$d" && return 0
+	done
+	return 1
+}
+
+bt_lines() {
+	sed -E 's/^(\[[^]]*\]) \([^)]*\)/\1/'
 }

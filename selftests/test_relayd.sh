@@ -63,21 +63,6 @@ trap 'exit 1' INT TERM
 . "$here/tap.sh"
 . "$here/relayd_lib.sh"
 
-# babeltrace2's lines without the "(+delta)" column, which depends on
-# where a listing starts.
-bt_lines() {
-	sed -E 's/^(\[[^]]*\]) \([^)]*\)/\1/'
-}
-
-# The one session directory of guest $2 under host $1 of the daemon.
-session_dir() {
-	local d
-	for d in "$RELAYD_OUT/$1/$2"-*; do
-		[ -d "$d/kernel" ] && echo "$d" && return 0
-	done
-	return 1
-}
-
 # relayd_dies WHOSE LOG: the daemon SIGKILLed; the recorder writing to LOG
 # must say that it holds WHOSE events ("guest's", "host's").
 relayd_dies() {
@@ -111,7 +96,7 @@ else
 	not_ok "record --relayd of a stopped segment"
 	sed 's/^/# /' "$tmp/off.err"
 fi
-if d=$(session_dir hostA off.seg) &&
+if d=$(relayd_session hostA off.seg) &&
 	[ -s "$d/kernel/metadata" ] && [ -f "$d/kernel/channel0_2" ] &&
 	[ -f "$d/kernel/index/channel0_0.idx" ]; then
 	ok "the daemon files it as HOST/GUEST-DATE/kernel/{metadata,channel0_N,index}"
@@ -137,7 +122,7 @@ peek=$! pids+=($peek)
 	2>"$tmp/live.err" &
 rec=$! pids+=($rec)
 # The viewer looks for the session once: it must exist by then.
-wait_for 60 session_dir hostA live.seg >/dev/null
+wait_for 60 relayd_session hostA live.seg >/dev/null
 babeltrace2 -i lttng-live "$RELAYD_LIVE/host/hostA/live.seg" \
 	--params 'session-not-found-action="end"' >"$tmp/live.bt" \
 	2>"$tmp/live.bterr" &
@@ -180,7 +165,7 @@ else
 	diff <(tail -n "$(wc -l <"$tmp/got.0")" "$tmp/want.0") "$tmp/got.0" |
 		head -10 | sed 's/^/# /'
 fi
-d=$(session_dir hostA live.seg)
+d=$(relayd_session hostA live.seg)
 babeltrace2 "$d" 2>/dev/null | bt_lines >"$tmp/live.off"
 same "and its relay output has every event of the recording" \
 	"$tmp/live.want" "$tmp/live.off"
@@ -198,7 +183,7 @@ w=$! pids+=($w)
 # Each guest's session has what the guest wrote.
 has_all() {
 	local d
-	d=$(session_dir hostB "$1") || return 1
+	d=$(relayd_session hostB "$1") || return 1
 	babeltrace2 "$d" 2>/dev/null | bt_lines | cmp -s - "$tmp/$1.want"
 }
 bad=0
@@ -220,13 +205,13 @@ w=$! pids+=($w)
 wait $gen
 clocked() {
 	local d
-	d=$(session_dir hostD h1) &&
+	d=$(relayd_session hostD h1) &&
 		[ "$(babeltrace2 "$d" 2>/dev/null | grep -c 'synth:seq')" = 4000 ]
 }
 wait_for 120 clocked
 kill -INT $w
 wait $w
-d=$(session_dir hostD h1)
+d=$(relayd_session hostD h1)
 if clocked && grep -q 'absolute = TRUE' "$d/kernel/metadata" &&
 	! grep -q "keeps the guest's clock" "$tmp/clock.err"; then
 	ok "--watch --clock host: the relay's trace is in host time, every event in"
@@ -255,7 +240,7 @@ else
 		--relayd "$RELAYD_URL" --hostname hostK --host hostk \
 		2>"$tmp/host.err" &
 	w=$! pids+=($w)
-	wait_for 60 session_dir hostK hostk >/dev/null
+	wait_for 60 relayd_session hostK hostk >/dev/null
 	babeltrace2 -i lttng-live "$RELAYD_LIVE/host/hostK/hostk" \
 		>"$tmp/host.live" 2>/dev/null &
 	v=$! pids+=($v)
@@ -272,7 +257,7 @@ else
 	relayd_start "$tmp/relayd" ||
 		not_ok "lttng-relayd starts again on its ports"
 	if wait_for 60 grep -q "hostk: the relay daemon is back" "$tmp/host.err" &&
-		wait_for 60 eval '[ -s "$(session_dir hostK hostk).1/kernel/channel0_0" ]'; then
+		wait_for 60 eval '[ -s "$(relayd_session hostK hostk).1/kernel/channel0_0" ]'; then
 		ok "and goes on in session hostk's next directory when it is back"
 	else
 		not_ok "and goes on in session hostk's next directory when it is back"
@@ -291,7 +276,7 @@ else
 	echo "# the recorder took $said host events; the daemon's output holds $got"
 	if [ $rc = 0 ] && [ -n "$said" ] && [ "$got" -gt 0 ] &&
 		[ "$got" -le "$said" ] && [ "$guest" = 0 ] &&
-		grep -q 'absolute = TRUE' "$(session_dir hostK hostk)/kernel/metadata"; then
+		grep -q 'absolute = TRUE' "$(relayd_session hostK hostk)/kernel/metadata"; then
 		ok "the host's and the guest's sessions read as one timeline, host time, nothing twice"
 	else
 		not_ok "the host's and the guest's sessions read as one timeline, host time, nothing twice (exit $rc, $guest twice)"
@@ -317,7 +302,7 @@ hold() {
 	local g d
 	for g in "$@"; do
 		[ -e "$tmp/done3/$g" ] && continue
-		d=$(session_dir hostE "m$g") || return 1
+		d=$(relayd_session hostE "m$g") || return 1
 		[ "$(babeltrace2 "$d" 2>/dev/null | wc -l)" = 802 ] || return 1
 		: >"$tmp/done3/$g"
 	done
@@ -348,7 +333,7 @@ wait_for 30 test -s "$seg"
 	2>"$tmp/kill.err" &
 rec=$! pids+=($rec)
 # Some packets are in, then the daemon dies, and comes back on its ports.
-wait_for 60 eval '[ -s "$(session_dir hostC kill.seg)/kernel/channel0_0" ]'
+wait_for 60 eval '[ -s "$(relayd_session hostC kill.seg)/kernel/channel0_0" ]'
 relayd_dies "guest's" "$tmp/kill.err"
 relayd_start "$tmp/relayd" || not_ok "lttng-relayd starts again on its ports"
 if wait_for 60 grep -q "the relay daemon is back" "$tmp/kill.err"; then
@@ -357,7 +342,7 @@ else
 	not_ok "and goes on in a new session when the daemon is back"
 	sed 's/^/# /' "$tmp/kill.err"
 fi
-if wait_for 60 eval '[ -s "$RELAYD_OUT/hostC/$(basename "$(session_dir hostC kill.seg)").1/kernel/channel0_1" ]'; then
+if wait_for 60 eval '[ -s "$RELAYD_OUT/hostC/$(basename "$(relayd_session hostC kill.seg)").1/kernel/channel0_1" ]'; then
 	ok "its directory is the first one's with .1 appended"
 else
 	not_ok "its directory is the first one's with .1 appended"

@@ -251,15 +251,17 @@ wait
 GUEST
 }
 
-# vm_guest_busy_loops: print the lines of a guest script that start a
-# syscall loop (ls /proc) pinned to each of the 2 CPUs, in the
-# background, their pids in $pids.
+# vm_guest_busy_loops [BODY]: print the lines of a guest script that start
+# a loop of BODY (default: a syscall loop, ls /proc) pinned to each of the
+# 2 CPUs, in the background, their pids in $pids.
 vm_guest_busy_loops() {
-	cat <<'GUEST'
+	local body=${1:-ls /proc > /dev/null 2>&1}
+
+	cat <<GUEST
 pids=
 for c in 0 1; do
-	taskset -c $c sh -c 'while :; do ls /proc > /dev/null 2>&1; done' &
-	pids="$pids $!"
+	taskset -c \$c sh -c 'while :; do $body; done' &
+	pids="\$pids \$!"
 done
 GUEST
 }
@@ -515,6 +517,59 @@ vm_chan_open() {
 # vm_chan_send LINE: send one line to the guest.
 vm_chan_send() {
 	printf '%s\n' "$1" >&"$vm_chan_fd"
+}
+
+# Several guests at once, each called by a ROLE: its ivring-vm's pid in
+# vm_pid_of[ROLE], its channel's fd in vm_chan_of[ROLE], its console in
+# $vm_tmp/ROLE.log.
+declare -A vm_pid_of=() vm_chan_of=()
+
+# vm_guest_start ROLE SHM SCRIPT: boot ROLE's guest in the background, with
+# SCRIPT, the segment /dev/shm/SHM (kept: removed at exit) and a
+# host-to-guest channel as vm_chan_open makes one.
+vm_guest_start() {
+	local role=$1 shm=$2 script=$3 fd
+
+	mkfifo "$vm_tmp/$role.chan.in" "$vm_tmp/$role.chan.out" || fail "mkfifo"
+	exec {fd}<>"$vm_tmp/$role.chan.in"
+	vm_chan_of[$role]=$fd
+	vm_shms+=("$shm")
+	"$ivring_vm" --timeout "$vm_timeout" --scan-dmesg --kver "$vm_kver" \
+		--module "$module" --mem 256M --shm "$shm" --keep-shm \
+		--log "$vm_tmp/$role.console" \
+		--script "$(vm_guest_script "$script")" \
+		--qemu-arg -serial --qemu-arg "pipe:$vm_tmp/$role.chan" \
+		>"$vm_tmp/$role.log" 2>&1 </dev/null &
+	vm_pid_of[$role]=$!
+	vm_bg_pids+=("$!")
+}
+
+# vm_guest_send ROLE LINE: send one line to ROLE's guest.
+vm_guest_send() {
+	printf '%s\n' "$2" >&"${vm_chan_of[$1]}"
+}
+
+# vm_guest_wait ROLE PATTERN [SECS]: wait until ROLE's console has a line
+# matching PATTERN (grep -E), or fail.
+vm_guest_wait() {
+	vm_wait_line "$vm_tmp/$1.log" "${vm_pid_of[$1]}" "guest $1" "$2" "${3:-120}"
+}
+
+# vm_guest_end ROLE: wait for ROLE's ivring-vm, which must exit 0 after
+# the guest finished its script (GUEST-DONE); its console, without CRs,
+# in $vm_tmp/ROLE.txt.
+vm_guest_end() {
+	local role=$1 rc
+
+	wait "${vm_pid_of[$role]}"
+	rc=$?
+	tr -d '\r' <"$vm_tmp/$role.log" >"$vm_tmp/$role.txt"
+	if [ "$rc" != 0 ]; then
+		tail -n 40 "$vm_tmp/$role.txt" | sed "s/^/# $role: /"
+		[ "$rc" = 124 ] && fail "guest $role hung: the watchdog fired after ${vm_timeout}s"
+		fail "guest $role: ivring-vm exited with status $rc"
+	fi
+	grep -q '^GUEST-DONE' "$vm_tmp/$role.txt" || fail "guest $role did not finish its script"
 }
 
 # vm_check_read_all CONSOLE STATS EVENTS: the host read every event the

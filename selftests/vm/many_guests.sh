@@ -49,7 +49,7 @@ vm_require read
 t_start=$(date +%s)
 prefix=ivmany-$$-$RANDOM
 roles=(a b c)
-declare -A shm_of vm_pid_of chan_fd
+declare -A shm_of
 for r in "${roles[@]}"; do
 	shm_of[$r]=$prefix-$r
 done
@@ -89,52 +89,14 @@ guest_script "$vm_tmp/a.sh" 'sched:*' \
 guest_script "$vm_tmp/b.sh" 'irq:* timer:*' 'while :; do usleep 5000; done'
 guest_script "$vm_tmp/c.sh" 'sched:sched_switch' 'while :; do usleep 10000; done'
 
-# guest_start ROLE: boot ROLE's guest in the background, with its script,
-# its own /dev/shm file (kept: the test removes it) and a host-to-guest
-# channel; its console in $vm_tmp/ROLE.log.
 guest_start() {
-	local role=$1 fd
-
-	mkfifo "$vm_tmp/$role.chan.in" "$vm_tmp/$role.chan.out" || fail "mkfifo"
-	exec {fd}<>"$vm_tmp/$role.chan.in"
-	chan_fd[$role]=$fd
-	vm_shms+=("${shm_of[$role]}")
-	"$ivring_vm" --timeout "$vm_timeout" --scan-dmesg --kver "$vm_kver" \
-		--module "$module" --mem 256M --shm "${shm_of[$role]}" --keep-shm \
-		--log "$vm_tmp/$role.console" \
-		--script "$(vm_guest_script "$vm_tmp/$role.sh")" \
-		--qemu-arg -serial --qemu-arg "pipe:$vm_tmp/$role.chan" \
-		>"$vm_tmp/$role.log" 2>&1 </dev/null &
-	vm_pid_of[$role]=$!
-	vm_bg_pids+=("$!")
-	echo "# guest $role started at +$(($(date +%s) - t_start))s: /dev/shm/${shm_of[$role]}"
+	vm_guest_start "$1" "${shm_of[$1]}" "$vm_tmp/$1.sh"
+	echo "# guest $1 started at +$(($(date +%s) - t_start))s: /dev/shm/${shm_of[$1]}"
 }
 
-guest_send() {
-	printf '%s\n' "$2" >&"${chan_fd[$1]}"
-}
-
-# guest_wait_line ROLE PATTERN [SECS]: wait until ROLE's console has a line
-# matching PATTERN (grep -E), or fail.
-guest_wait_line() {
-	vm_wait_line "$vm_tmp/$1.log" "${vm_pid_of[$1]}" "guest $1" "$2" "${3:-120}"
-}
-
-# guest_end ROLE: wait for ROLE's ivring-vm, which must exit 0 after the
-# guest finished its script; its console, without CRs, in $vm_tmp/ROLE.txt.
 guest_end() {
-	local role=$1 rc
-
-	wait "${vm_pid_of[$role]}"
-	rc=$?
-	tr -d '\r' <"$vm_tmp/$role.log" >"$vm_tmp/$role.txt"
-	if [ "$rc" != 0 ]; then
-		tail -n 40 "$vm_tmp/$role.txt" | sed "s/^/# $role: /"
-		[ "$rc" = 124 ] && fail "guest $role hung: the watchdog fired after ${vm_timeout}s"
-		fail "guest $role: ivring-vm exited with status $rc"
-	fi
-	grep -q '^GUEST-DONE' "$vm_tmp/$role.txt" || fail "guest $role did not finish its script"
-	echo "# guest $role ended at +$(($(date +%s) - t_start))s"
+	vm_guest_end "$1"
+	echo "# guest $1 ended at +$(($(date +%s) - t_start))s"
 }
 
 # reader_alive: fail with the reader's messages if it exited.
@@ -206,20 +168,20 @@ vm_bg_pids+=("$vm_reader_pid")
 
 guest_start a
 guest_start b
-guest_wait_line a '^GUEST-READY'
-guest_wait_line b '^GUEST-READY'
+vm_guest_wait a '^GUEST-READY'
+vm_guest_wait b '^GUEST-READY'
 wait_lines a
 wait_lines b
 # C late: its file appears while the reader serves A and B.
 guest_start c
-guest_wait_line c '^GUEST-READY'
+vm_guest_wait c '^GUEST-READY'
 wait_lines c
 echo "# all three guests trace at +$(($(date +%s) - t_start))s"
 
 # B ends early, while the reader is stopped: B's last events are still in
 # the segment when its file goes, and the reader must drain them then.
 kill -STOP "$vm_reader_pid"
-guest_send b stop
+vm_guest_send b stop
 guest_end b
 rm -f "/dev/shm/${shm_of[b]}"
 left_b=$(($(guest_entries b) - $(guest_events b)))
@@ -230,8 +192,8 @@ echo "# guest b: $left_b events were unread when its file went"
 [ "$left_b" -gt 0 ] || fail "guest b left no unread events: the drain after its file went was not tried"
 
 sleep 1
-guest_send a stop
-guest_send c stop
+vm_guest_send a stop
+vm_guest_send c stop
 guest_end a
 guest_end c
 rm -f "/dev/shm/${shm_of[a]}"
