@@ -9,17 +9,27 @@
  *     strings of ivring__format()) stays valid and unchanged;
  *   - a recording opened before gets them: trace-cmd report decodes them
  *     from a trace.dat v6 and v7, spooled and in place, and babeltrace2
- *     from a CTF trace; CTF events transcoded before their format joined
- *     stay there as ivring:unknown, never lost;
+ *     from a CTF trace, written to files or streamed to lttng-relayd
+ *     (each format appended goes out as a new "CTF 1.8" metadata piece);
+ *     CTF events transcoded before their format joined stay there as
+ *     ivring:unknown, never lost;
  *   - a hostile guest: ids that never get a format, nr_events that goes
  *     back and forth, a count with no records behind it, one new format
  *     per event: the reader looks at the area only when nr_events grew
  *     past what it took (ivring_format_stats.refreshes), and the good
  *     events decode all along.
  */
+#include <arpa/inet.h>
+#include <glob.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <traceevent/event-parse.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "fmt_util.h"
@@ -261,9 +271,74 @@ FIXTURE(rec)
 	struct seg s;
 	struct ivring *r;
 	char dir[64];
-	char path[128];
-	char cmd[512];
+	char path[PATH_MAX];
+	char cmd[PATH_MAX + 64];
+	pid_t relayd;
 };
+
+/* Whether something listens on 127.0.0.1:@port. */
+static bool port_open(unsigned int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool up = fd >= 0 && !connect(fd, (struct sockaddr *)&a, sizeof(a));
+
+	if (fd >= 0)
+		close(fd);
+	return up;
+}
+
+/*
+ * A private lttng-relayd on free ports of 127.0.0.1 (control @ctl, data
+ * @ctl + 1, live @ctl + 2), writing into @dir/out with its own
+ * LTTNG_HOME: its pid, or -1.  One whose ports were taken exits, and the
+ * next try takes others.
+ */
+static pid_t relayd_up(const char *dir, unsigned int *ctl)
+{
+	char c[32], d[32], l[32], out[PATH_MAX];
+	unsigned int base, i;
+	int tries, st;
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/out", dir);
+	for (tries = 0; tries < 8; tries++) {
+		if (getrandom(&base, sizeof(base), 0) != sizeof(base))
+			return -1;
+		base = 20000 + base % 40000;
+		if (port_open(base) || port_open(base + 1) || port_open(base + 2))
+			continue;
+		snprintf(c, sizeof(c), "tcp://127.0.0.1:%u", base);
+		snprintf(d, sizeof(d), "tcp://127.0.0.1:%u", base + 1);
+		snprintf(l, sizeof(l), "tcp://127.0.0.1:%u", base + 2);
+		pid = fork();
+		if (pid < 0)
+			return -1;
+		if (!pid) {
+			setenv("LTTNG_HOME", dir, 1);
+			if (!freopen("/dev/null", "w", stdout) ||
+			    !freopen("/dev/null", "w", stderr))
+				_exit(127);
+			execlp("lttng-relayd", "lttng-relayd", "-C", c, "-D", d,
+			       "-L", l, "-o", out, (char *)NULL);
+			_exit(127);
+		}
+		for (i = 0; i < 600; i++) {
+			if (port_open(base) && port_open(base + 1)) {
+				*ctl = base;
+				return pid;
+			}
+			if (waitpid(pid, &st, WNOHANG) == pid)
+				break;
+			usleep(50000);
+		}
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	return -1;
+}
 
 FIXTURE_SETUP(rec)
 {
@@ -277,6 +352,10 @@ FIXTURE_SETUP(rec)
 
 FIXTURE_TEARDOWN(rec)
 {
+	if (self->relayd > 0) {
+		kill(self->relayd, SIGTERM);
+		waitpid(self->relayd, NULL, 0);
+	}
 	ivring__close(self->r);
 	seg_destroy(&self->s);
 	if (seg_rm_dir(self->dir))
@@ -293,13 +372,16 @@ static void record_appended(struct __test_metadata *_metadata,
 			    unsigned int version, unsigned int flags)
 {
 	struct ivring_rec_opts o = { .sz = sizeof(o), .format = format,
-				     .version = version, .flags = flags };
+				     .version = version, .flags = flags,
+				     .name = "fa", .hostname = "fahost" };
 	char err[256];
 	struct ivring_rec *w;
 	int i;
 
-	snprintf(self->path, sizeof(self->path), "%s/t.%s", self->dir,
-		 format == IVRING_REC_CTF ? "ctf" : "dat");
+	/* A relay daemon's URL is in path already. */
+	if (format != IVRING_REC_CTF_RELAYD)
+		snprintf(self->path, sizeof(self->path), "%s/t.%s", self->dir,
+			 format == IVRING_REC_CTF ? "ctf" : "dat");
 	ASSERT_EQ(0, ivring__rec_open(self->r, self->path, &o, &w));
 	ASSERT_LE(1, record_all(w, self->r));
 	ASSERT_EQ(0, ivring__rec_flush(w));
@@ -393,6 +475,36 @@ static void check_ctf(struct __test_metadata *_metadata,
 TEST_F(rec, ctf)
 {
 	record_appended(_metadata, self, IVRING_REC_CTF, 0, 0);
+	check_ctf(_metadata, self, 0);
+}
+
+/*
+ * The same streamed to lttng-relayd: the daemon only appends metadata, so
+ * each format appended goes out as a piece of its own, which babeltrace2
+ * reads from the daemon's output as from a file.
+ */
+TEST_F(rec, ctf_relayd)
+{
+	unsigned int ctl = 0;
+	glob_t g;
+
+	if (system("command -v lttng-relayd >/dev/null && command -v babeltrace2 >/dev/null"))
+		SKIP(return, "no lttng-relayd or babeltrace2 (Debian packages lttng-tools, babeltrace2)");
+	self->relayd = relayd_up(self->dir, &ctl);
+	ASSERT_LT(0, self->relayd);
+	snprintf(self->path, sizeof(self->path), "net://127.0.0.1:%u:%u",
+		 ctl, ctl + 1);
+	record_appended(_metadata, self, IVRING_REC_CTF_RELAYD, 0, 0);
+	snprintf(self->path, sizeof(self->path), "%s/out/fahost/fa-*",
+		 self->dir);
+	ASSERT_EQ(0, glob(self->path, 0, NULL, &g));
+	ASSERT_EQ(1, g.gl_pathc);
+	snprintf(self->path, sizeof(self->path), "%s", g.gl_pathv[0]);
+	globfree(&g);
+	snprintf(self->cmd, sizeof(self->cmd), "cat %s/kernel/metadata",
+		 self->path);
+	/* The first metadata, and a piece for each of the two formats. */
+	ASSERT_EQ(3, count_lines(self->cmd, "/* CTF 1.8 */"));
 	check_ctf(_metadata, self, 0);
 }
 
