@@ -326,7 +326,8 @@ static pid_t relayd_up(const char *dir, unsigned int *ctl)
 			_exit(127);
 		}
 		for (i = 0; i < 600; i++) {
-			if (port_open(base) && port_open(base + 1)) {
+			if (port_open(base) && port_open(base + 1) &&
+			    port_open(base + 2)) {
 				*ctl = base;
 				return pid;
 			}

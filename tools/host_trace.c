@@ -84,6 +84,7 @@ struct host_trace {
 	bool running;
 	int wake[2];		/* a pipe: written to stop the thread */
 	pthread_mutex_t lock;	/* @w, shared with host_trace_guest() */
+	bool links;		/* @w is a trace.dat: it names its guests */
 	bool relay;		/* @w streams to a relay daemon */
 	bool down;		/* which is out of reach: nothing is read */
 	uint64_t next_tick;	/* the next beacon, or try to reach it */
@@ -425,20 +426,15 @@ static void flush(struct host_trace *h)
 }
 
 /*
- * A relay daemon's live viewers hear of idle CPUs; one out of reach is
- * tried again (the library's back-off decides how often it connects).
+ * A relay daemon's live viewers hear that the CPUs that had nothing since
+ * the last tick have nothing before the newest time: only right after a
+ * pass that took every CPU's events, partial pages too, or an idle CPU's
+ * older events would come after the beacon and be clamped to its time.
  */
-static void relay_tick(struct host_trace *h, uint64_t now)
+static void relay_beacon(struct host_trace *h)
 {
 	int ret;
 
-	if (!h->relay || now < h->next_tick)
-		return;
-	h->next_tick = now + RELAY_TICK_NS;
-	if (h->down) {
-		flush(h);
-		return;
-	}
 	pthread_mutex_lock(&h->lock);
 	ret = ivring__rec_beacon(h->w);
 	relay_state(h, ret);
@@ -467,19 +463,41 @@ struct pass {
 	bool stopping;
 };
 
+/*
+ * While a relay daemon is out of reach: tried again each tick (the
+ * library's back-off decides how often it connects), and once more at the
+ * end, since the host's events held meanwhile go with the instance.
+ * Whether it is back.
+ */
+static bool relay_back(struct host_trace *h, struct pass *p, uint64_t now)
+{
+	if (now >= h->next_tick || p->stopping) {
+		h->next_tick = now + RELAY_TICK_NS;
+		flush(h);
+	}
+	if (h->down && p->stopping && !h->err)
+		tool_warn("--host: %s: the relay daemon is still out of reach: the host's events since it went are lost",
+			  h->output);
+	return !h->down;
+}
+
 /* One pass: whether a CPU had more than a burst, or -1 with h->err set. */
 static int read_pass(struct host_trace *h, struct pass *p, uint64_t now)
 {
-	bool all = p->stopping || now >= p->next_full, more = false;
+	bool tick = h->relay && now >= h->next_tick;
+	bool all = p->stopping || now >= p->next_full || tick, more = false;
 	unsigned int i;
 	int ret, taken = 0;
 
-	relay_tick(h, now);
 	if (h->down) {
-		/* The next full pass, too, waits until it is back. */
-		if (all)
+		if (!relay_back(h, p, now)) {
+			/* The next full pass, too, waits until it is back. */
 			p->next_full = now + FULL_NS;
-		return h->err ? -1 : 0;
+			return h->err ? -1 : 0;
+		}
+		/* Back: everything the ring buffer held meanwhile. */
+		all = true;
+		tick = true;
 	}
 	for (i = 0; i < h->nr_cpus && !h->err; i++) {
 		if (!all && !p->ready[i])
@@ -495,6 +513,10 @@ static int read_pass(struct host_trace *h, struct pass *p, uint64_t now)
 	/* A relay daemon's viewers see pages as they are taken. */
 	if (!h->err && !p->stopping && (all || (h->relay && taken)))
 		flush(h);
+	if (tick && !h->err && !h->down && !p->stopping) {
+		h->next_tick = now + RELAY_TICK_NS;
+		relay_beacon(h);
+	}
 	return h->err ? -1 : more;
 }
 
@@ -617,6 +639,7 @@ int host_trace_start(const struct host_trace_conf *c, struct host_trace **out)
 	pthread_mutex_init(&h->lock, NULL);
 	h->output = c->output;
 	h->relay = c->relayd != NULL;
+	h->links = !c->relayd && !c->ctf;
 	cpus = sysconf(_SC_NPROCESSORS_CONF);
 	h->nr_cpus = cpus > 0 ? (unsigned int)cpus : 1;
 	h->trace_id = host_trace_new_id();
@@ -668,6 +691,12 @@ void host_trace_guest(struct host_trace *h, const char *name,
 	unsigned int i, nr = v ? v->nr : 0;
 	int ret;
 
+	/*
+	 * CTF has no such link; and a relay session's lock may be held
+	 * while the daemon is waited for, which a guest's start need not.
+	 */
+	if (!h->links)
+		return;
 	if (nr) {
 		tids = malloc(nr * sizeof(*tids));
 		if (!tids)

@@ -46,7 +46,8 @@ uint64_t host_trace_new_id(void);
 uint64_t host_trace_id(const struct host_trace *h);
 /*
  * A guest's recording @name with @trace_id, run by the vCPU threads @v
- * (NULL: not known), goes into the host file's GUEST options.  Any thread.
+ * (NULL: not known), goes into the host file's GUEST options (a trace.dat's
+ * only: CTF has no such link).  Any thread.
  */
 void host_trace_guest(struct host_trace *h, const char *name,
 		      uint64_t trace_id, const struct vcpu_threads *v);

@@ -444,7 +444,8 @@ static int ctf_beacon(struct ivring_rec *w)
 	for (cpu = 0; cpu < w->info.nr_cpus; cpu++)
 		if (c->streams[cpu].last_ts > ts)
 			ts = c->streams[cpu].last_ts;
-	return c->sink->beacon(w, c, ts);
+	/* Nothing recorded yet: no time to tell, not the clock's zero. */
+	return ts ? c->sink->beacon(w, c, ts) : 0;
 }
 
 static int ctf_flush(struct ivring_rec *w)

@@ -123,7 +123,7 @@ for r in "${roles[@]}"; do
 	vm_bg_pids+=("$!")
 done
 for r in "${roles[@]}"; do
-	wait_until 120 grep -q " ${shm_of[$r]} sched:sched_switch: " "$vm_tmp/$r.live"
+	wait_until 120 grep -qs " ${shm_of[$r]} sched:sched_switch: " "$vm_tmp/$r.live"
 done
 echo "# each viewer shows its guest live at +$(($(date +%s) - t_start))s"
 
