@@ -1111,12 +1111,18 @@ TEST_F(hostile, truncated)
 /*
  * ASan makes a pass about 4 times slower (see FUZZ_ITERS_DEFAULT): its run
  * sets each field to the edges alone, where an overrun that the plain run
- * would not notice shows; the plain run takes every value.
+ * would not notice shows, and each mode takes every other field (the
+ * overwrite mode the even ones, discard the odd ones), so that the two
+ * cover the header's fields once between them; the plain run takes every
+ * value of every field in both.
  */
 #ifdef __SANITIZE_ADDRESS__
 #define HS_FIELDS_ALL	false
+#define HS_FIELD_TAKEN(i, mode) \
+	((i) % 2 == ((mode) == IVRING_MODE_OVERWRITE ? 0 : 1))
 #else
 #define HS_FIELDS_ALL	true
+#define HS_FIELD_TAKEN(i, mode)	true
 #endif
 
 TEST_F_TIMEOUT(hostile, fields, 900)
@@ -1130,6 +1136,8 @@ TEST_F_TIMEOUT(hostile, fields, 900)
 	for (i = 0; i < nf; i++) {
 		u64 v = peek_val(s, f[i].off, f[i].width);
 
+		if (!HS_FIELD_TAKEN(i, variant->mode))
+			continue;
 		nv = hostile_values(s, v, f[i].width, vals, HS_FIELDS_ALL);
 		for (j = 0; j < nv; j++) {
 			unsigned int fl = j & 1 ? IVRING_OPEN_PEEK |
@@ -1155,6 +1163,8 @@ TEST_F_TIMEOUT(hostile, fields, 900)
 				    l->cpu };
 		u64 v = peek_val(s, l->off, 4);
 
+		if (!HS_FIELD_TAKEN(i, variant->mode))
+			continue;
 		nv = hostile_values(s, v, 4, vals, HS_FIELDS_ALL);
 		if (!l->kind) {
 			u32 t;
