@@ -245,6 +245,22 @@ TEST(partial)
 	ASSERT_EQ(0, seg_open(&s, 0, &r));
 	ASSERT_EQ(1, ivring__read_page(r, 0, &pg, IVRING_PAGE_PARTIAL));
 	ASSERT_EQ(15, pg.events);
+	/*
+	 * Its first look copied the page straight to the page it returned:
+	 * the cursor still has it, to go on from the 15th event.
+	 */
+	for (i = 15; i < 18; i++) {
+		seg_fake_set(t + i * 1000);
+		ASSERT_EQ(0, seg_write_seq(&s, 0, i, 0));
+	}
+	ASSERT_EQ(1, ivring__read_page(r, 0, &pg, IVRING_PAGE_PARTIAL));
+	ASSERT_EQ(3, pg.events);
+	ASSERT_EQ(15, pg.first_ticket);
+	ASSERT_EQ(t + 15000, pg.first_ts);
+	ASSERT_EQ(t + 17000, pg.last_ts);
+	ASSERT_EQ(0, kbuffer_load_subbuffer(kb, (void *)pg.data));
+	ASSERT_NE(NULL, kbuffer_read_event(kb, &ts));
+	ASSERT_EQ(t + 15000, ts);
 	ivring__close(r);
 	kbuffer_free(kb);
 	seg_destroy(&s);

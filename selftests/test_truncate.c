@@ -120,6 +120,48 @@ TEST_F(truncate, between_calls_peek)
 	ivring__close(r);
 }
 
+/*
+ * The same under a snapshot, whose pages are copied straight into the
+ * recording's buffer: the take that the truncation cuts short fails, the
+ * recording and the handle close, and the cursor gave the recording's
+ * buffer back (ASan sees any use of it after rec_close()).
+ */
+TEST_F(truncate, under_a_recording)
+{
+	struct ivring_rec_opts o = {
+		.sz = sizeof(o), .format = IVRING_REC_TRACE_DAT,
+		.flags = IVRING_REC_SNAPSHOT,
+	};
+	struct ivring_page pg = { .sz = sizeof(pg) };
+	struct ivring_cpu_stats st = { .sz = sizeof(st) };
+	char path[] = "/tmp/ivring-truncate-XXXXXX", file[64];
+	const struct ivring_header *h;
+	struct ivring_rec *w;
+	struct ivring *r;
+	u64 keep;
+	int i;
+
+	ASSERT_NE(NULL, mkdtemp(path));
+	snprintf(file, sizeof(file), "%s/t.dat", path);
+	ASSERT_EQ(0, ivring__sigbus_guard(true));
+	ASSERT_EQ(0, seg_open(&self->s, IVRING_OPEN_PEEK, &r));
+	ASSERT_EQ(0, ivring__rec_open(r, file, &o, &w));
+	ASSERT_EQ(1, ivring__rec_read(w, r, 0, 0, &pg));
+	/* CPU 1 keeps 4 of its sub-buffers: the 5th page faults as it is copied. */
+	h = (const struct ivring_header *)self->s.base;
+	keep = h->data_offset + (u64)(h->nr_subbufs + 4) * h->subbuf_size;
+	ASSERT_EQ(0, ftruncate(self->s.fd, keep));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(1, ivring__rec_read(w, r, 1, 0, &pg));
+	ASSERT_EQ(-EFBIG, ivring__rec_read(w, r, 1, 0, &pg));
+	ASSERT_EQ(-EFBIG, ivring__rec_read(w, r, 0, 0, &pg));
+	ivring__rec_close(w, NULL, 0);
+	ASSERT_EQ(-EFBIG, ivring__cpu_stats(r, 1, &st));
+	ivring__close(r);
+	unlink(file);
+	ASSERT_EQ(0, rmdir(path)) TH_LOG("%s: %s", path, strerror(errno));
+}
+
 /* An open installs nothing: the process's SIGBUS stays as it was. */
 TEST_F(truncate, open_installs_nothing)
 {

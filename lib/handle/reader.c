@@ -38,9 +38,9 @@ int ivr_reader_formats_refresh(struct ivring *r)
 int ivr_reader_read_page(struct ivring *r, unsigned int cpu,
 			 struct ivring_page *pg, unsigned int flags, u8 *out,
 			 void (*fn)(void *arg, const struct ivring_event *ev),
-			 void *arg)
+			 void *arg, const u8 *types)
 {
-	struct ivr_event_hook hook = { fn, arg };
+	struct ivr_event_hook hook = { fn, arg, types };
 
 	return ivr_read_page(r, cpu, pg, flags, out, fn ? &hook : NULL);
 }

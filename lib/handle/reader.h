@@ -27,12 +27,12 @@ int ivr_reader_formats_refresh(struct ivring *r);
 /*
  * ivring__read_page() of @cpu into @out, subbuf_size bytes of the
  * caller's; @fn(@arg, ev) sees each event as the page is verified (NULL:
- * none).
+ * none), of the types whose bits @types sets (NULL: of every type).
  */
 int ivr_reader_read_page(struct ivring *r, unsigned int cpu,
 			 struct ivring_page *pg, unsigned int flags, u8 *out,
 			 void (*fn)(void *arg, const struct ivring_event *ev),
-			 void *arg);
+			 void *arg, const u8 *types);
 /* Clock samples of @generation kept by @r (ivring__clock_sync()). */
 u32 ivr_reader_clock_samples(const struct ivring *r, u64 generation);
 /* Sample @i of them: guest time @guest was host CLOCK_MONOTONIC @host. */

@@ -63,15 +63,17 @@ int ivr_read_page(struct ivring *r, unsigned int cpu, struct ivring_page *pg,
 		  const struct ivr_event_hook *hook)
 {
 	struct read_page_args a = { cpu, flags, pg, out, hook };
+	int ret;
 
 	if (!r || !pg || pg->sz < sizeof(pg->sz))
 		return -EINVAL;
-	if (r->gone)
-		return ivr_guarded(r, read_page_mapped, &a);
-	if (flags & ~IVRING_PAGE_PARTIAL)
+	if (!r->gone && (flags & ~IVRING_PAGE_PARTIAL))
 		return ivr_err(r, -EINVAL, "ivring__read_page: unknown flags %#x",
 			       flags & ~IVRING_PAGE_PARTIAL);
-	return ivr_guarded(r, read_page_mapped, &a);
+	ret = ivr_guarded(r, read_page_mapped, &a);
+	/* Also after a SIGBUS, which leaves the take halfway. */
+	ivr_cpu_take_ended(r, cpu);
+	return ret;
 }
 
 int ivring__read_page(struct ivring *r, unsigned int cpu,

@@ -457,7 +457,9 @@ static void walk_page(struct ivring_rec *w, const struct ivring_page *pg)
 	u32 off = 0, end;
 
 	while (ivr_rec_parse(rec, pg->len, &off, &ts, &ev, &end) > 0) {
-		w->ops->event(w, &ev);
+		if (!w->event_types ||
+		    w->event_types[ev.type / 8] & (1 << (ev.type % 8)))
+			w->ops->event(w, &ev);
 		off = end;
 		ts = ev.ts;
 	}
@@ -530,7 +532,8 @@ int ivring__rec_read(struct ivring_rec *w, struct ivring *r, unsigned int cpu,
 		return ret;
 	}
 	ret = ivr_reader_read_page(r, cpu, pg, flags, slot,
-				   w->ops->event ? event_hook : NULL, w);
+				   w->ops->event ? event_hook : NULL, w,
+				   w->event_types);
 	if (ret <= 0)
 		goto read_failed;
 	ret = take_new_formats(w, r);

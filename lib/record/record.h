@@ -119,6 +119,8 @@ struct ivring_rec {
 	u32 src_listed;			/* the reader's formats looked at */
 	u64 fmts_gen;			/* bumped when formats were appended */
 	struct ivr_rec_cpu *cpus;	/* info.nr_cpus */
+	/* Bitmap by type id: the events ops->event looks into; NULL: all. */
+	const u8 *event_types;
 	/*
 	 * A recording of pages from outside a segment (source.c): no reader
 	 * behind it; the events' formats parsed here, for their comms; the

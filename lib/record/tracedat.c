@@ -398,6 +398,7 @@ static int td_begin(struct ivring_rec *w, struct ivring *r)
 	if (!t)
 		return ivr_err(w, -ENOMEM, "out of memory for a trace.dat");
 	w->priv = t;
+	w->event_types = t->src_types;
 	t->subbuf_size = w->info.subbuf_size;
 	t->page_size = t->subbuf_size < TD_PAGE_MIN ? TD_PAGE_MIN :
 						      t->subbuf_size;

@@ -151,7 +151,7 @@ void ivr_cursors_free(struct ivring *r)
 	u32 cpu;
 
 	for (cpu = 0; r->cpus && cpu < r->ncpus; cpu++)
-		free(r->cpus[cpu].page);
+		free(r->cpus[cpu].own);
 	free(r->cpus);
 	r->cpus = NULL;
 	r->ncpus = 0;
@@ -310,7 +310,7 @@ static int load_page(struct ivring *r, u32 cpu, u32 *budget)
 	u32 n = r->hdr.nr_subbufs;
 
 	if (!c->page) {
-		c->page = malloc(r->hdr.subbuf_size);
+		c->page = c->own = malloc(r->hdr.subbuf_size);
 		if (!c->page)
 			return 0;
 	}
@@ -489,7 +489,11 @@ static void fill_page(struct ivring *r, struct ivr_cpu *c, u32 start, u32 end,
 	u32 len = end - start;
 	u64 commit = len;
 
-	memcpy(rec, c->page + HDR_SIZE + start, len);
+	/* Copied straight to @out (ivr_cpu_take_page()): in place. */
+	if (c->page != out)
+		memcpy(rec, c->page + HDR_SIZE + start, len);
+	else if (start)
+		memmove(rec, rec + start, len);
 	memset(rec + len, 0, r->rec_area - len);
 	if (pg->lost) {
 		commit |= IVRING_COMMIT_MISSED_EVENTS;
@@ -506,10 +510,41 @@ static void fill_page(struct ivring *r, struct ivr_cpu *c, u32 start, u32 end,
 }
 
 /*
+ * The cursor's copy back in its own buffer, @own, where ivr_cpu_take_page()
+ * had it copied to the caller's page: the cursor stays on a page that it
+ * did not take whole, and the caller's buffer is the caller's again.
+ */
+static void keep_copy(struct ivr_cpu *c)
+{
+	if (c->page != c->own && c->page_loaded)
+		memcpy(c->own, c->page, HDR_SIZE + c->page_len);
+	c->page = c->own;
+}
+
+void ivr_cpu_take_ended(struct ivring *r, u32 cpu)
+{
+	struct ivr_cpu *c;
+
+	if (!r->cpus || cpu >= r->ncpus)
+		return;
+	c = &r->cpus[cpu];
+	if (c->page != c->own) {
+		c->page = c->own;
+		c->page_loaded = false;
+	}
+}
+
+/*
  * The records of @cpu's sub-buffer from the cursor on, as one page, for
  * ivring__read_page().  A sub-buffer the writer may still append to is
  * taken only with @partial, or once the writer has @stopped.  Returns 1 with
  * @pg filled (but its sz), 0 when nothing is ready.
+ *
+ * A sub-buffer that the cursor has not copied yet is copied to @out, and
+ * verified and made a page there: one copy, where a page of the cursor's
+ * buffer would take two.  The cursor gets its copy back (keep_copy()) only
+ * when it stays on the page, which then was not whole: at most once a
+ * sub-buffer.
  */
 int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
 		      struct ivring_page *pg, u8 *out,
@@ -517,22 +552,30 @@ int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
 {
 	struct ivr_cpu *c = &r->cpus[cpu];
 	u32 budget = 2 * r->hdr.nr_subbufs + 4;
+
+	if (!c->own)
+		c->page = c->own = malloc(r->hdr.subbuf_size);
+	if (!c->own)
+		return 0;
+	if (!c->page_loaded)
+		c->page = out;
 	/* A peeked event's record is still at c->off: it goes with the page. */
 	c->have_ev = false;
 	while (budget) {
 		u32 start, end;
 		u64 ts0;
+		bool done;
 		int ret = 0;
 
 		if (!c->page_loaded && !load_page(r, cpu, &budget))
-			return 0;
+			break;
 		/* What the writer appended since we copied comes too. */
 		if (!c->page_final && !load_page(r, cpu, &budget))
-			return 0;
+			break;
 		if (!c->page_loaded)
 			continue;	/* reused under us: on to a later one */
 		if (!c->page_final && !partial && !stopped)
-			return 0;
+			break;
 
 		start = end = c->off;
 		ts0 = c->ts;
@@ -542,7 +585,9 @@ int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
 				pg->first_ts = c->ev.ts;
 			pg->last_ts = c->ev.ts;
 			pg->events++;
-			if (hook)
+			if (hook && (!hook->types ||
+				     hook->types[c->ev.type / 8] &
+				     (1 << (c->ev.type % 8))))
 				hook->fn(hook->arg, &c->ev);
 			c->off = end = c->ev_end;
 			c->ts = c->ev.ts;
@@ -559,6 +604,11 @@ int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
 			pg->lost = c->pending_lost;
 			pg->whole = !start && c->page_final && !c->page_bad &&
 				    c->off == c->page_len;
+			done = c->page_final &&
+			       (c->page_bad || c->off == c->page_len);
+			/* Before fill_page() makes @out a page. */
+			if (!done)
+				keep_copy(c);
 			/*
 			 * Up to the last event: the padding after it is left
 			 * out, which leaves room for the count of the events
@@ -568,14 +618,16 @@ int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
 			c->ticket += pg->events;
 			c->read += pg->events;
 			c->pending_lost = 0;
-			if (c->page_final && (c->page_bad || c->off == c->page_len))
+			if (done)
 				move_to(c, c->seq + 1);
+			c->page = c->own;
 			return 1;
 		}
 		if (!c->page_final)
-			return 0;
+			break;
 		move_to(c, c->seq + 1);
 		ivr_cpu_consumed(r, cpu);
 	}
+	keep_copy(c);
 	return 0;
 }

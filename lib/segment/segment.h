@@ -27,6 +27,11 @@ struct ivr_cpu {
 	bool ticket_known;	/* false until the first page is seen */
 	u64 page_dropped;	/* ivring_desc.dropped of the page */
 	u8 *page;		/* copy of the sub-buffer: header, then records */
+	/*
+	 * page's memory.  Within ivr_cpu_take_page() alone, page may be the
+	 * caller's page instead: ivr_cpu_take_ended() after every call.
+	 */
+	u8 *own;
 	u32 page_len;		/* record bytes valid in the copy */
 	bool page_loaded;	/* the copy is of sub-buffer seq */
 	bool page_bad;		/* a corrupt record: skip the rest of the page */
@@ -119,16 +124,24 @@ void ivr_cpu_take(struct ivring *r, u32 cpu);
 /*
  * Each event of a page that is taken, as it is verified: a recorder that
  * looks into some events (for comms) then needs no walk of its own.  @ev
- * is valid during the call only.
+ * is valid during the call only.  @types, a bitmap by type id, names the
+ * events @fn looks into; NULL: every event.  Testing a bit here costs less
+ * than a call for each event of a page.
  */
 struct ivr_event_hook {
 	void (*fn)(void *arg, const struct ivring_event *ev);
 	void *arg;
+	const u8 *types;
 };
 /* @out: hdr.subbuf_size bytes, where the page goes. */
 int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
 		      struct ivring_page *pg, u8 *out,
 		      const struct ivr_event_hook *hook);
+/*
+ * After ivr_cpu_take_page(), also one that a SIGBUS cut short: the cursor's
+ * copy is in its own memory, or is made again at the next call.
+ */
+void ivr_cpu_take_ended(struct ivring *r, u32 cpu);
 void ivr_cpu_store_pos(struct ivring *r, u32 cpu);
 bool ivr_cpu_place(struct ivring *r, u32 cpu, u64 pos, u64 ticket, u64 cs);
 void ivr_cpu_consumed(struct ivring *r, u32 cpu);
