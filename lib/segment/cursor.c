@@ -510,6 +510,42 @@ static void fill_page(struct ivring *r, struct ivr_cpu *c, u32 start, u32 end,
 }
 
 /*
+ * Walk the copy's records from the cursor to its end, or to the first that
+ * does not fit, as parse() does, with the cursor kept in locals: the walk
+ * of every event of a page that is taken whole.  Counts the events into
+ * @pg, with their first and last times, shows @hook those it wants, and
+ * sets *@end after the last.  The cursor ends past the padding and time
+ * records after it.  Returns what parse() returned last.
+ */
+static int take_records(struct ivring *r, u32 cpu, struct ivring_page *pg,
+			const struct ivr_event_hook *hook, u32 *end)
+{
+	struct ivr_cpu *c = &r->cpus[cpu];
+	const u8 *rec = c->page + HDR_SIZE;
+	struct ivring_event ev = { .cpu = cpu, .lost = c->pending_lost };
+	u32 off = c->off, ev_end, n = 0;
+	u64 ts = c->ts;
+	int ret;
+
+	while ((ret = ivr_rec_parse(rec, c->page_len, &off, &ts, &ev,
+				    &ev_end)) > 0) {
+		if (!n++)
+			pg->first_ts = ev.ts;
+		if (hook && (!hook->types ||
+			     hook->types[ev.type / 8] & (1 << (ev.type % 8))))
+			hook->fn(hook->arg, &ev);
+		off = *end = ev_end;
+		ts = ev.ts;
+	}
+	if (n)
+		pg->last_ts = ev.ts;
+	pg->events = n;
+	c->off = off;
+	c->ts = ts;
+	return ret;
+}
+
+/*
  * The cursor's copy back in its own buffer, @own, where ivr_cpu_take_page()
  * had it copied to the caller's page: the cursor stays on a page that it
  * did not take whole, and the caller's buffer is the caller's again.
@@ -580,19 +616,8 @@ int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
 		start = end = c->off;
 		ts0 = c->ts;
 		pg->events = 0;
-		while (!c->page_bad && (ret = parse(r, cpu)) > 0) {
-			if (!pg->events)
-				pg->first_ts = c->ev.ts;
-			pg->last_ts = c->ev.ts;
-			pg->events++;
-			if (hook && (!hook->types ||
-				     hook->types[c->ev.type / 8] &
-				     (1 << (c->ev.type % 8))))
-				hook->fn(hook->arg, &c->ev);
-			c->off = end = c->ev_end;
-			c->ts = c->ev.ts;
-		}
-		c->have_ev = false;
+		if (!c->page_bad)
+			ret = take_records(r, cpu, pg, hook, &end);
 		if (!c->page_bad && ret < 0) {
 			/* Damage: the records before it are good, the rest goes. */
 			c->bad_pages++;
