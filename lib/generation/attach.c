@@ -80,8 +80,11 @@ void ivr_claim(struct ivring *r)
 
 	if (r->peek)
 		return;
-	for (cpu = 0; cpu < r->ncpus; cpu++)
+	/* A claim writes them whatever the host area holds. */
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		r->cpus[cpu].pos_stored = false;
 		ivr_cpu_store_pos(r, cpu);
+	}
 	/*
 	 * Positions first, then the generation that makes the guest believe
 	 * them; paired with its READ_ONCE of the generation before the

@@ -53,14 +53,17 @@ int ivr_idle(struct ivring *r, u32 state)
 
 int ivr_store_positions(struct ivring *r, void *unused)
 {
+	bool moved = false;
 	u32 cpu;
 
 	/* Between generations the host area we knew may be the guest's now. */
 	if (!r->attached)
 		return 0;
 	for (cpu = 0; cpu < r->ncpus; cpu++)
-		ivr_cpu_store_pos(r, cpu);
-	ivr_heartbeat(r);
+		moved |= ivr_cpu_store_pos(r, cpu);
+	/* An idle reader's beats come from ivr_idle(), without a clock read each. */
+	if (moved)
+		ivr_heartbeat(r);
 	return 0;
 }
 

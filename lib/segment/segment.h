@@ -37,12 +37,20 @@ struct ivr_cpu {
 	bool page_bad;		/* a corrupt record: skip the rest of the page */
 	bool page_final;	/* seq < commit_seq when copied: will not grow */
 	u64 cs_copied;		/* commit_seq at the last good copy (or attach) */
+	/*
+	 * ivring_cpu.bytes, loaded before the last look that found nothing
+	 * new (idle_known): while it stays, nothing was published since.
+	 */
+	u64 idle_bytes;
+	bool idle_known;
+	u32 idle_looks;		/* looks that passed the page since */
 	bool have_ev;		/* ev holds the next event, not yet returned */
 	struct ivring_event ev;
 	u32 ev_end;		/* off after ev, to consume it */
 	u64 pending_lost;	/* lost events to attach to the next event */
 	u64 stored_pos;		/* the consumer position stored last, */
 	u64 stored_ticket;	/* and its ticket: what a checkpoint saves */
+	bool pos_stored;	/* they are in the host area (not peek) */
 	/* counters for ivring_cpu_stats */
 	u64 read;
 	u64 lost;
@@ -142,7 +150,8 @@ int ivr_cpu_take_page(struct ivring *r, u32 cpu, bool partial, bool stopped,
  * copy is in its own memory, or is made again at the next call.
  */
 void ivr_cpu_take_ended(struct ivring *r, u32 cpu);
-void ivr_cpu_store_pos(struct ivring *r, u32 cpu);
+/* Store @cpu's position in the host area; false if it was there already. */
+bool ivr_cpu_store_pos(struct ivring *r, u32 cpu);
 bool ivr_cpu_place(struct ivring *r, u32 cpu, u64 pos, u64 ticket, u64 cs);
 void ivr_cpu_consumed(struct ivring *r, u32 cpu);
 /* The ticket the writer gives its next event on @cpu, for messages only. */
