@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /* SPDX-FileCopyrightText: 2026 The ivring authors */
 /* The few accessors through which a recording reads its reader. */
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "handle/reader.h"
 #include "format/format.h"
 #include "iter/iter.h"
@@ -18,6 +21,27 @@ const char *ivr_reader_path(const struct ivring *r)
 bool ivr_reader_gone(const struct ivring *r)
 {
 	return r->gone;
+}
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ	22	/* Linux 5.14 */
+#endif
+
+void ivr_reader_will_read_all(struct ivring *r)
+{
+	u64 len = (u64)r->hdr.nr_cpus * r->hdr.nr_subbufs * r->hdr.subbuf_size;
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t from = (uintptr_t)r->map + r->hdr.data_offset;
+	uintptr_t start = from & ~(uintptr_t)(page - 1);
+
+	/*
+	 * Within the mapping: the header was checked against it.  A file
+	 * that shrank fails the call (EFAULT), not with a SIGBUS; older
+	 * kernels say EINVAL.  Either way the reads fault as before.
+	 */
+	if (r->gone || !r->map)
+		return;
+	madvise((void *)start, from + len - start, MADV_POPULATE_READ);
 }
 
 u64 ivr_reader_format_area_size(const struct ivring *r)

@@ -18,6 +18,11 @@ u64 ivr_reader_generation(const struct ivring *r);
 const char *ivr_reader_path(const struct ivring *r);
 /* Has @r's mapping faulted (the file shrank)?  It is dead then. */
 bool ivr_reader_gone(const struct ivring *r);
+/*
+ * A snapshot is about to read every sub-buffer: their pages are mapped
+ * now, in one call, rather than at a fault each (no error: it is advice).
+ */
+void ivr_reader_will_read_all(struct ivring *r);
 /* Bytes of the segment's format area: what its texts take at most. */
 u64 ivr_reader_format_area_size(const struct ivring *r);
 /* Format texts listed (ivring__format()), after the records taken so far. */

@@ -285,6 +285,8 @@ static int rec_setup(struct ivring_rec *w, struct ivring *r, const char *path,
 	ret = copy_formats(w, r);
 	if (ret < 0)
 		return ret;
+	if (w->snapshot)
+		ivr_reader_will_read_all(r);
 	return w->ops->begin(w, r);
 }
 
