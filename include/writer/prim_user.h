@@ -54,9 +54,17 @@ typedef __s64 s64;
  * The guest build orders memory shared with the host with the kernel's
  * virt_ barriers.  Here the other side is another process mapping the same
  * file, so the C11 equivalents of the smp_ ones are the right strength.
+ * A release store is also a compiler barrier after it, as the kernel's
+ * volatile stores stay in program order: a reader's idle look trusts
+ * that ivring_cpu.bytes is stored after the commit word (RING-DESIGN 7),
+ * where C11 would let a later relaxed store move above a release.
  */
 #define virt_wmb()			smp_wmb()
-#define virt_store_release(p, v)	smp_store_release(p, v)
+#define virt_store_release(p, v)	\
+	do {				\
+		smp_store_release(p, v);	\
+		barrier();		\
+	} while (0)
 #define virt_load_acquire(p)		smp_load_acquire(p)
 
 #ifndef __aligned
