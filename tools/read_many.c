@@ -85,8 +85,8 @@ struct many {
 	 */
 	pthread_mutex_t park_lock;
 	pthread_cond_t park_cond;
-	unsigned int park_gen;
-	int parked;
+	unsigned int park_gen;	/* under park_lock; read atomically too */
+	int first_idle;		/* the first reader's last pass found nothing */
 };
 
 struct reader_arg {
@@ -302,13 +302,14 @@ static int serve_guest(struct many *m, struct guest *g, bool *retired)
 	}
 }
 
-/* The other readers, parked or not, to work. */
+/*
+ * The other readers, parked or about to park, to work.  It runs only when
+ * the first reader goes from idle to busy, so it always takes the lock.
+ */
 static void wake_readers(struct many *m)
 {
-	if (!__atomic_load_n(&m->parked, __ATOMIC_RELAXED))
-		return;
 	pthread_mutex_lock(&m->park_lock);
-	m->park_gen++;
+	__atomic_store_n(&m->park_gen, m->park_gen + 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&m->park_cond);
 	pthread_mutex_unlock(&m->park_lock);
 }
@@ -317,24 +318,22 @@ static void wake_readers(struct many *m)
  * A reader other than the first, idle: park until the first finds work,
  * the end comes, or PARK_MAX_NS passed (a first reader held up by one
  * guest's output must not keep the others from theirs for longer).
+ * @gen is park_gen as the reader's last pass began: a wake-up since, while
+ * that pass found nothing, is not slept through.
  */
-static void park(struct many *m)
+static void park(struct many *m, unsigned int gen)
 {
 	struct timespec until;
-	unsigned int gen;
 
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += PARK_MAX_NS / 1000000000ULL;
 	pthread_mutex_lock(&m->park_lock);
-	gen = m->park_gen;
-	__atomic_add_fetch(&m->parked, 1, __ATOMIC_RELAXED);
 	while (gen == m->park_gen &&
 	       !__atomic_load_n(&m->ending, __ATOMIC_ACQUIRE) &&
 	       !stopping(m) &&
 	       pthread_cond_timedwait(&m->park_cond, &m->park_lock,
 				      &until) != ETIMEDOUT)
 		;
-	__atomic_sub_fetch(&m->parked, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&m->park_lock);
 }
 
@@ -350,6 +349,8 @@ static void *reader(void *arg)
 	guest_reg_thread_online();
 	for (;;) {
 		bool ending = __atomic_load_n(&m->ending, __ATOMIC_ACQUIRE);
+		unsigned int gen = __atomic_load_n(&m->park_gen,
+						   __ATOMIC_ACQUIRE);
 
 		work = busy = 0;
 		guest_reg_lock();
@@ -369,15 +370,22 @@ static void *reader(void *arg)
 		/* Ending: every guest drained and done (claims may hide some). */
 		if (ending && !work && !busy)
 			break;
+		if (!ra->index)
+			__atomic_store_n(&m->first_idle, !work, __ATOMIC_RELEASE);
 		if (work) {
 			if (nap && !ra->index)
 				wake_readers(m);
 			nap = 0;
 			continue;
 		}
-		/* Adaptive: a guest that just went quiet is looked at soon. */
-		if (ra->index && nap == NAP_MAX_NS && !ending) {
-			park(m);
+		/*
+		 * Park only while the first reader finds nothing too: a pass
+		 * that found nothing because the first holds the busy guests
+		 * is no reason to stop helping.
+		 */
+		if (ra->index && nap == NAP_MAX_NS && !ending &&
+		    __atomic_load_n(&m->first_idle, __ATOMIC_ACQUIRE)) {
+			park(m, gen);
 			nap = 0;
 			continue;
 		}
