@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -148,11 +147,8 @@ int main(int argc, char **argv)
 	delays = calloc(MAX_DELAYS, sizeof(*delays));
 	if (!tmp || !delays)
 		return 1;
-	snprintf(dir, sizeof(dir), "%s/watch", tmp);
-	if (mkdir(dir, 0700)) {
-		perror(dir);
-		return 1;
-	}
+	/* Its own directory, which bench_tmpdir_remove() empties (no subdirectory). */
+	snprintf(dir, sizeof(dir), "%s", tmp);
 	atexit(bench_tmpdir_remove);
 	for (i = 0; i < guests; i++) {
 		snprintf(name, sizeof(name), "ivring-g%d", i);
