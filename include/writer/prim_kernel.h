@@ -11,6 +11,7 @@
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/mmdebug.h>	/* VM_BUG_ON in cmpxchg_double_local */
 #include <linux/processor.h>	/* cpu_relax */
 #include <linux/sched.h>	/* cond_resched */
@@ -103,6 +104,26 @@ static inline u64 ivw_clock_mono(void)
 		ns = ktime_get_mono_fast_ns();
 #endif
 	return ns;
+}
+
+/*
+ * The cycle counter for a struct ivw_tsc clock (ring_writer.h), ordered
+ * as the TSC clocksource reads it (read_tsc()): after every load before
+ * it, so that a clock answer is read after the request it answers.  Only
+ * x86 builds a TSC clock; elsewhere no clock reads this.
+ */
+static inline u64 ivw_read_cycles(void)
+{
+#ifdef CONFIG_X86
+	return rdtsc_ordered();
+#else
+	return 0;
+#endif
+}
+
+static inline u64 ivw_mul_u64_u32_shr(u64 a, u32 mul, unsigned int shift)
+{
+	return mul_u64_u32_shr(a, mul, shift);
 }
 
 /*

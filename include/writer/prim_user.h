@@ -110,6 +110,24 @@ static inline u64 ivw_clock_mono(void)
 	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
 }
 
+/* The cycle counter of a struct ivw_tsc clock, ordered as the kernel's. */
+static inline u64 ivw_read_cycles(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	u32 lo, hi;
+
+	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return (u64)hi << 32 | lo;
+#else
+	return 0;
+#endif
+}
+
+static inline u64 ivw_mul_u64_u32_shr(u64 a, u32 mul, unsigned int shift)
+{
+	return (u64)(((unsigned __int128)a * mul) >> shift);
+}
+
 /* The same clock, read once either way (prim_kernel.h says why two). */
 static inline u64 ivw_clock_policy(void)
 {

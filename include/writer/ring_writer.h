@@ -41,6 +41,19 @@
 _Static_assert(IVW_FORMAT_SIZE_DEFAULT <= IVRING_FORMAT_AREA_MAX,
 	       "a reader refuses a larger format area");
 
+/*
+ * A clock read from the CPU's cycle counter: base_ns + (cycles - base_cyc)
+ * scaled by mult >> shift, as perf's mmap page publishes time_zero,
+ * time_mult and time_shift.  mult 0: not in use.  The caller measures it
+ * (kmod/segment_clock.c); the writer only reads it.
+ */
+struct ivw_tsc {
+	u64 base_cyc;
+	u64 base_ns;
+	u32 mult;
+	u32 shift;
+};
+
 /* What the caller asks of the layout; ivw_layout() fills in the rest. */
 struct ivw_params {
 	u64 segment_size;
@@ -51,6 +64,7 @@ struct ivw_params {
 	u32 mode;		/* IVRING_MODE_* */
 	u32 clock_id;		/* IVRING_CLOCK_* */
 	const char *clock_name;
+	struct ivw_tsc tsc;	/* mult 0: clock_id's clock, read by the prims */
 	u32 flags;		/* IVRING_F_*: what the writer's user does */
 };
 
@@ -136,6 +150,7 @@ struct ivw_writer {
 	/* Clock answers (ivw_sync_answer()), the poller's alone. */
 	u64 sync_last;		/* the request answered last */
 	u64 sync_answers;
+	struct ivw_tsc tsc;	/* ivw_params.tsc, for every clock read */
 #ifndef __KERNEL__
 	u64 (*clock)(void);	/* tests drive time; NULL means CLOCK_MONOTONIC */
 #endif
@@ -182,12 +197,28 @@ struct ivw_sync_poller {
 
 int ivw_sync_poll(struct ivw_sync_poller *p, struct ivw_writer *w);
 
+/*
+ * A cycle count before base_cyc, on a CPU whose counter lags the one that
+ * measured the base by a few cycles, reads as base_ns: the writer never
+ * lets a CPU's time run backwards anyway.  The product is taken in 128
+ * bits, so no span overflows it.
+ */
+static inline u64 ivw_tsc_ns(const struct ivw_tsc *t)
+{
+	s64 d = (s64)(ivw_read_cycles() - t->base_cyc);
+
+	return t->base_ns + (d > 0 ? ivw_mul_u64_u32_shr(d, t->mult,
+							 t->shift) : 0);
+}
+
 static inline u64 ivw_clock(const struct ivw_writer *w)
 {
 #ifndef __KERNEL__
 	if (w->clock)
 		return w->clock();
 #endif
+	if (w->tsc.mult)
+		return ivw_tsc_ns(&w->tsc);
 	return ivw_clock_mono();
 }
 

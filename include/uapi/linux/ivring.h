@@ -55,7 +55,7 @@
 
 #define IVRING_MAGIC		0x0000676e69727669ULL	/* "ivring\0\0" */
 #define IVRING_ABI_MAJOR	1	/* bumped for any incompatible change */
-#define IVRING_ABI_MINOR	2	/* bumped for compatible additions */
+#define IVRING_ABI_MINOR	3	/* bumped for compatible additions */
 
 #define IVRING_CACHELINE	64
 #define IVRING_PAGE_SIZE	4096	/* alignment of every area */
@@ -73,6 +73,12 @@
 #define IVRING_CLOCK_MONO	1	/* CLOCK_MONOTONIC ns (ktime_get_mono_fast_ns) */
 #define IVRING_CLOCK_LOCAL	2	/* per-CPU sched_clock ns (ftrace "local") */
 #define IVRING_CLOCK_BOOT	3	/* CLOCK_BOOTTIME ns */
+/*
+ * ns of the guest's TSC, scaled by its frequency from CLOCK_MONOTONIC_RAW
+ * at format time: mono_raw's rate, never slewed by NTP (ABI 1.3).  Like
+ * every clock here, the same on every CPU and NMI-safe.
+ */
+#define IVRING_CLOCK_TSC	4
 
 /*
  * struct ivring_header.flags: what the writer does beyond ABI 1.0.
