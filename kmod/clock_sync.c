@@ -20,6 +20,8 @@
  * unpublished, so the instance it answers for stays formatted and mapped
  * while it spins; sysfs writes wait for at most one burst.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/sysfs.h>
@@ -40,6 +42,18 @@ MODULE_PARM_DESC(sync_poll_ms,
 /* What the poller did, under ivr_mutex. */
 static struct ivw_sync_poller ivr_sync;
 
+/*
+ * A segment stamped from the TSC (kmod/segment_clock.c) keeps it until
+ * its next format, even if the kernel stops trusting it: say so once.
+ */
+static void ivr_sync_check_tsc(const struct ivr_instance *inst)
+{
+#ifdef CONFIG_X86
+	if (inst && inst->w.tsc.mult && check_tsc_unstable())
+		pr_warn_once("the kernel marked the TSC unstable, and the segment's timestamps still come from it; a reset with clock=auto stamps the next segment with mono\n");
+#endif
+}
+
 static void ivr_sync_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ivr_sync_work, ivr_sync_fn);
 
@@ -53,6 +67,7 @@ static void ivr_sync_fn(struct work_struct *work)
 		mutex_lock(&ivr_mutex);
 		inst = ivr_instance_locked();
 		ivw_sync_poll(&ivr_sync, inst ? &inst->w : NULL);
+		ivr_sync_check_tsc(inst);
 		quiet = !ivr_sync.last_answer ||
 			ivw_clock_policy() - ivr_sync.last_answer >
 				IVR_SYNC_QUIET_NS;

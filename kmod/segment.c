@@ -97,7 +97,7 @@ int ivr_segment_check_params(void)
 		       ivr_subbuf_size, IVRING_SUBBUF_MIN, IVRING_SUBBUF_MAX);
 		return -EINVAL;
 	}
-	return 0;
+	return ivr_segment_check_clock();
 }
 
 /*
@@ -142,8 +142,6 @@ static int ivr_format_segment(struct ivr_instance *inst)
 		.nr_cpus = nr_cpu_ids,
 		.subbuf_size = ivr_subbuf_size,
 		.mode = ivr_mode,
-		.clock_id = IVRING_CLOCK_MONO,
-		.clock_name = "mono",
 		/* clock_sync.c answers. */
 		.flags = IVRING_F_CLOCK_SYNC,
 	};
@@ -152,6 +150,9 @@ static int ivr_format_segment(struct ivr_instance *inst)
 	u64 need;
 	int ret;
 
+	ret = ivr_segment_pick_clock(&p, inst->pdev);
+	if (ret)
+		return ret;
 	ret = ivw_layout(&p, &lay, &need);
 	if (ret == -ENOSPC) {
 		pci_err(inst->pdev, "BAR2 has %llu bytes, the layout needs %llu (%u CPUs, subbuf_size=%u, %u sub-buffers each at least); give ivshmem a larger size or load with a smaller subbuf_size\n",

@@ -5,8 +5,9 @@
  * ivring owns.  The driver hands it an instance with BAR2 mapped; from then
  * on this layer formats its segment (with every listed event's format),
  * publishes it, formats it again (reset, mode, resume from hibernation) and
- * stops it.  It owns the parameters that shape a segment: subbuf_size and
- * the mode, and the rule for changing the mode.
+ * stops it.  It owns the parameters that shape a segment: subbuf_size,
+ * the mode, and the rule for changing the mode (segment.c), and the clock
+ * (segment_clock.c).
  *
  * Every function but the parameters' runs in process context with
  * ivr_mutex held.
@@ -16,7 +17,11 @@
 
 #include "instance.h"
 
+struct pci_dev;
+
 int ivr_segment_check_params(void);
+int ivr_segment_check_clock(void);
+int ivr_segment_pick_clock(struct ivw_params *p, struct pci_dev *pdev);
 int ivr_mode_parse(const char *val);
 const char *ivr_mode_name(unsigned int mode);
 unsigned int ivr_segment_mode(void);

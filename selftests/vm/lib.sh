@@ -192,14 +192,17 @@ GUEST
 # timer events enabled with one vCPU online (tracepoints patched with both
 # online can hang multi-threaded TCG: include/DESIGN, 9), GUEST-READY said,
 # and the host's "go" waited for.  The lines exit 9 to 13 when a step
-# fails; $t is /sys/kernel/ivring.
+# fails; $t is /sys/kernel/ivring.  ARGS, if any, are the module's
+# parameters (words without quotes).
 vm_guest_mttcg_trace() {
+	echo "ivr_args='$*'"
 	cat <<'GUEST'
 t=/sys/kernel/ivring
 c1=/sys/devices/system/cpu/cpu1/online
 exec 3< /dev/ttyS1 || { echo "FAIL: no /dev/ttyS1"; exit 9; }
 stty -echo <&3 || exit 9
-insmod /ivring.ko || exit 10
+# shellcheck disable=SC2086 # the parameters, split on purpose
+insmod /ivring.ko $ivr_args || exit 10
 echo 0 > $c1 || exit 11
 for e in sched irq timer; do
 	echo 1 > $t/events/$e/enable || exit 12

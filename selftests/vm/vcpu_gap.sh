@@ -16,14 +16,17 @@
 # them, so each vCPU halts often.
 #
 # The guest boots with tsc=reliable, so that its clocksource is the TSC,
-# which each vCPU reads alone.  On the HPET, which a guest whose TSC is
+# which each vCPU reads alone, and ivring stamps with the TSC itself
+# (clock=tsc, kmod/segment_clock.c): the clock whose host times are
+# checked here, while the other guest tests stamp with mono on the HPET.  On the HPET, which a guest whose TSC is
 # unstable uses (as a TCG guest does by default), x86's read_hpet() lets a
 # vCPU that finds another reading the counter take that one's value: an
 # event can then carry the time at which the other vCPU read, while its
 # own thread was off the CPU in the middle of the clock read
 # (include/DESIGN, "Time").  IVRING_GAP_APPEND replaces the guest's extra command line:
 # IVRING_GAP_APPEND= (TCG's default, the HPET) or clocksource=hpet shows
-# those events.
+# those events; IVRING_GAP_CLOCK (default tsc, or mono when
+# IVRING_GAP_APPEND is set) is ivring's clock parameter.
 #
 # Asserted: no event lies inside a gap of its vCPU's thread by more than its
 # bound plus the 2 us of printing (both sides print microseconds); and, as
@@ -78,9 +81,19 @@ echo mono >"$inst/trace_clock" || skip "the host's tracefs has no mono clock"
 echo 0 >"$inst/tracing_on"
 # The vCPU threads' switches alone (host_side's filter): a few MB.
 
+if [ -n "${IVRING_GAP_APPEND+set}" ]; then
+	gap_clock=${IVRING_GAP_CLOCK-mono}
+else
+	gap_clock=${IVRING_GAP_CLOCK-tsc}
+fi
 {
-vm_guest_mttcg_trace
+vm_guest_mttcg_trace "clock=$gap_clock"
+echo "gap_clock=$gap_clock"
 cat <<'GUEST'
+if [ "$gap_clock" = tsc ] && ! dmesg | grep -q 'timestamps from the TSC'; then
+	echo "FAIL: clock=tsc, and ivring did not say it stamps from the TSC"
+	exit 16
+fi
 for c in 0 1; do
 	taskset -c $c sh -c 'n=0; while [ $n -lt 300 ]; do n=$((n + 1)); i=0; while [ $i -lt 20 ]; do i=$((i + 1)); done; usleep 3000; done' &
 done
