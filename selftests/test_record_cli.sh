@@ -128,6 +128,26 @@ agree "1 KiB sub-buffers, in 4 KiB pages" "$shm"
 "$gen" -q -c 2 -b 256 -s 512K -m overwrite -n 20000 -S "$shm" || exit 1
 agree "256-byte sub-buffers of an overwrite ring that wrapped" "$shm"
 
+# The TSC clock (ivring.ko's clock=tsc; clock_name mono_raw): trace-cmd
+# reads its times as nanoseconds, as ivring-read does, and a CTF trace
+# names its clock monotonic_raw, which babeltrace2 reads.
+"$gen" -q -c 2 -n 2000 --nested=3000 --clock tsc -S "$shm" || exit 1
+agree "the TSC clock" "$shm"
+"$read_bin" record -p --ctf "$tmp/tsc.ctf" "$shm" 2>"$tmp/err"
+rc=$?
+nbt=-
+command -v babeltrace2 >/dev/null &&
+	nbt=$(babeltrace2 "$tmp/tsc.ctf" 2>/dev/null | grep -c 'seq:')
+exp=$("$read_bin" --peek "$shm" 2>/dev/null | grep -c 'seq:')
+if [ "$rc" = 0 ] && grep -q 'name = "monotonic_raw"' "$tmp/tsc.ctf/metadata" &&
+   { [ "$nbt" = - ] || [ "$nbt" = "$exp" ]; }; then
+	ok "the TSC clock in CTF: clock monotonic_raw, babeltrace2 reads $nbt of $exp events"
+else
+	not_ok "the TSC clock in CTF: exit $rc, babeltrace2 read $nbt of $exp events"
+	sed 's/^/# /' "$tmp/err"
+	grep -m3 'name = ' "$tmp/tsc.ctf/metadata" | sed 's/^/# /'
+fi
+
 # --- loss, as the kernel marks it --------------------------------------
 
 count_cpu() {
@@ -400,6 +420,31 @@ else
 	not_ok "--clock host with --peek: exit $peek_rc"
 	sed 's/^/# /' "$tmp/peek.err"
 fi
+# The same on the TSC clock, whose answers come from the TSC as its
+# events' times do: host times, within a second of the host's uptime.
+rm -f "/dev/shm/$shm"
+"$gen" -q --cpus 2 --keep-running --rate 500 --answer-clock --clock tsc \
+	"$shm" &
+bg=($!)
+sleep 0.3
+u0=$(cut -d' ' -f1 /proc/uptime)
+sleep 1
+"$read_bin" --clock host "$shm" >"$tmp/tsc-host.txt" 2>"$tmp/err"
+rc=$?
+kill "${bg[@]}"
+wait "${bg[@]}"
+bg=()
+u1=$(cut -d' ' -f1 /proc/uptime)
+lo=$(awk -v u="$u0" 'BEGIN { print u - 1 }')
+hi=$(awk -v u="$u1" 'BEGIN { print u + 1 }')
+if [ "$rc" = 0 ] && in_window "$tmp/tsc-host.txt" "$lo" "$hi"; then
+	ok "--clock host on the TSC clock: host times"
+else
+	not_ok "--clock host on the TSC clock: host times (exit $rc, host uptime $u0 .. $u1)"
+	sed 's/^/# /' "$tmp/err"
+	head -3 "$tmp/tsc-host.txt" | sed 's/^/# /'
+fi
+
 "$gen_fixed" basic "$tmp/noclock.seg" || exit 1
 "$read_bin" --clock host "$tmp/noclock.seg" >/dev/null 2>"$tmp/err"
 rc=$?

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_tsc_user.h"
 #include "filter.h"
 #include "ring_writer.h"
 #include "tool_msg.h"
@@ -64,6 +65,7 @@ struct gen_opts {
 	u64 clock_behind;	/* ns the writer's clock runs behind */
 	int clock_drift;	/* ppm it runs fast (or slow, below 0) */
 	u64 clock_base;		/* the host's time at which it drifts from */
+	bool clock_tsc;		/* --clock tsc: as ivring.ko's clock=tsc */
 	const char *filter;	/* --filter: on the task's synth:seq events */
 };
 
@@ -115,6 +117,9 @@ static void usage(FILE *f)
 "  -k, --keep-running      write until SIGINT/SIGTERM (for a following reader)\n"
 "  -S, --stop              mark the segment STOPPED when done\n"
 "  -g, --generation N      use N instead of a fresh generation number\n"
+"      --clock CLOCK       mono (CLOCK_MONOTONIC) or tsc (the TSC scaled to\n"
+"                          ns at CLOCK_MONOTONIC_RAW's rate, as ivring.ko's\n"
+"                          clock=tsc) [mono]\n"
 "      --answer-clock      answer the host's clock requests, as ivring.ko\n"
 "      --clock-behind NS   the writer's clock runs NS behind the host's\n"
 "                          CLOCK_MONOTONIC (a guest booted later)\n"
@@ -254,6 +259,7 @@ static void parse_args(int argc, char **argv)
 		{ "stop", no_argument, NULL, 'S' },
 		{ "generation", required_argument, NULL, 'g' },
 		{ "answer-clock", no_argument, NULL, 'A' },
+		{ "clock", required_argument, NULL, 'C' },
 		{ "clock-behind", required_argument, NULL, 'B' },
 		{ "clock-drift", required_argument, NULL, 'D' },
 		{ "filter", required_argument, NULL, 'F' },
@@ -339,6 +345,11 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'A':
 			opt.answer_clock = true;
+			break;
+		case 'C':
+			if (strcmp(optarg, "mono") && strcmp(optarg, "tsc"))
+				tool_die("--clock '%s': mono or tsc", optarg);
+			opt.clock_tsc = !strcmp(optarg, "tsc");
 			break;
 		case 'B':
 			opt.clock_behind = strtoull(optarg, &end, 0);
@@ -673,6 +684,14 @@ int main(int argc, char **argv)
 	p.mode = opt.mode;
 	p.clock_id = IVRING_CLOCK_MONO;
 	p.clock_name = "mono";
+	if (opt.clock_tsc) {
+		if (opt.clock_behind || opt.clock_drift)
+			tool_die("--clock tsc: not with --clock-behind or --clock-drift, which shift CLOCK_MONOTONIC");
+		if (ivw_tsc_calibrate(&p.tsc, 20000000))
+			tool_die("--clock tsc: this CPU has no cycle counter to read");
+		p.clock_id = IVRING_CLOCK_TSC;
+		p.clock_name = "mono_raw";
+	}
 	p.flags = opt.answer_clock ? IVRING_F_CLOCK_SYNC : 0;
 	ret = ivw_layout(&p, &lay, &need);
 	if (ret == -ENOSPC) {

@@ -423,12 +423,15 @@ static void put_streams(FILE *f, const char *clock)
 static const char *clock_ident(struct ivring_rec *w)
 {
 	static const char *const known[] = { "mono", "monotonic", "boot",
-					      "local", "global", "raw" };
+					      "local", "global", "raw",
+					      "mono_raw" };
 	size_t i;
 
 	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (!strcmp(w->info.clock_name, known[i]))
-			return !strcmp(known[i], "mono") ? "monotonic" : known[i];
+			return !strcmp(known[i], "mono") ? "monotonic" :
+			       !strcmp(known[i], "mono_raw") ? "monotonic_raw" :
+			       known[i];
 	return "guest";
 }
 
