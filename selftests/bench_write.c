@@ -13,7 +13,10 @@
  *		what a writer costs that must be atomic against other CPUs.
  * The writer reads CLOCK_MONOTONIC once per event; where that is slow (a
  * sandbox that traps the TSC), the "counter" rows give the ring's own cost,
- * with the writer's test clock hook set to a plain counter.
+ * with the writer's test clock hook set to a plain counter.  The "tsc"
+ * rows stamp with the writer's TSC clock (struct ivw_tsc, as the module's
+ * clock=tsc), scaled against CLOCK_MONOTONIC_RAW (clock_tsc_user.h);
+ * "tsc read" is that clock alone.
  * Runs of each case are interleaved, so that a noisy machine spreads its
  * noise over all of them, and the median is quoted.  Nothing is asserted.
  *
@@ -27,6 +30,7 @@
 
 #include "ring_writer.h"
 #include "bench_util.h"
+#include "clock_tsc_user.h"
 
 #define SUBBUF		4096
 #define NR_SUBBUFS	256
@@ -35,12 +39,18 @@
 static const u32 sizes[] = { 16, 64, 256 };
 #define NR_SIZES	(sizeof(sizes) / sizeof(sizes[0]))
 
-enum { C_DISCARD, C_OVERWRITE, C_DISCARD_TSC, C_OVERWRITE_TSC, C_MEMCPY,
-       C_XADD, C_CLOCK, NR_CASES };
+enum { C_DISCARD, C_OVERWRITE, C_DISCARD_CNT, C_OVERWRITE_CNT,
+       C_DISCARD_TSC, C_OVERWRITE_TSC, C_MEMCPY, C_XADD, C_CLOCK, C_TSC,
+       NR_CASES };
 static const char *const case_name[NR_CASES] = {
 	"ivring discard", "ivring overwrite", "discard, counter", "overwrite, counter",
-	"memcpy", "xadd ring", "clock read",
+	"discard, tsc", "overwrite, tsc", "memcpy", "xadd ring", "clock read",
+	"tsc read",
 };
+
+/* The writer's clock in a run: CLOCK_MONOTONIC, a counter, the TSC. */
+enum { K_MONO, K_COUNTER, K_TSC };
+static struct ivw_tsc tsc;
 
 struct wseg {
 	void *mem;
@@ -103,12 +113,15 @@ static u64 counter_clock(void)
 }
 
 static double run_ivring(struct wseg *s, const u8 *payload, u32 len,
-			 u64 events, u64 *drops, bool tsc)
+			 u64 events, u64 *drops, int clock)
 {
 	u64 i, t0, t1;
 
 	/* The hook survives formatting, so set it either way. */
-	s->w.clock = tsc ? counter_clock : NULL;
+	s->w.clock = clock == K_COUNTER ? counter_clock : NULL;
+	memset(&s->p.tsc, 0, sizeof(s->p.tsc));
+	if (clock == K_TSC)
+		s->p.tsc = tsc;
 	wseg_format(s);
 	t0 = now_ns();
 	for (i = 0; i < events; i++) {
@@ -142,13 +155,13 @@ static double run_memcpy(u8 *flat, const u8 *payload, u32 len, u64 events)
 	return (double)(t1 - t0) / events;
 }
 
-static double run_clock(u64 events)
+static double run_clock(u64 events, bool use_tsc)
 {
 	u64 i, t0, t1, sum = 0;
 
 	t0 = now_ns();
 	for (i = 0; i < events; i++)
-		sum += ivw_clock_mono();
+		sum += use_tsc ? ivw_tsc_ns(&tsc) : ivw_clock_mono();
 	t1 = now_ns();
 	__asm__ __volatile__("" : : "r"(sum));
 	return (double)(t1 - t0) / events;
@@ -207,6 +220,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_write: out of memory\n");
 		return 1;
 	}
+	if (ivw_tsc_calibrate(&tsc, 20000000)) {
+		fprintf(stderr, "bench_write: no cycle counter for the tsc rows\n");
+		return 1;
+	}
 	memset(flat, 0, FLAT_SIZE);
 	memset(x.buf, 0, FLAT_SIZE + 4096);
 
@@ -218,16 +235,21 @@ int main(int argc, char **argv)
 			double t[NR_CASES];
 
 			t[C_DISCARD] = run_ivring(&seg[0], payload, len, events,
-						  &d[0], false);
+						  &d[0], K_MONO);
 			t[C_OVERWRITE] = run_ivring(&seg[1], payload, len,
-						    events, &d[1], false);
+						    events, &d[1], K_MONO);
+			t[C_DISCARD_CNT] = run_ivring(&seg[0], payload, len,
+						      events, &d[0], K_COUNTER);
+			t[C_OVERWRITE_CNT] = run_ivring(&seg[1], payload, len,
+							events, &d[1], K_COUNTER);
 			t[C_DISCARD_TSC] = run_ivring(&seg[0], payload, len,
-						      events, &d[0], true);
+						      events, &d[0], K_TSC);
 			t[C_OVERWRITE_TSC] = run_ivring(&seg[1], payload, len,
-							events, &d[1], true);
+							events, &d[1], K_TSC);
 			t[C_MEMCPY] = run_memcpy(flat, payload, len, events);
 			t[C_XADD] = run_xadd(&x, payload, len, events);
-			t[C_CLOCK] = run_clock(events);
+			t[C_CLOCK] = run_clock(events, false);
+			t[C_TSC] = run_clock(events, true);
 			if (run < 0)
 				continue;
 			for (c = 0; c < NR_CASES; c++)

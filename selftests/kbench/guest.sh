@@ -30,7 +30,7 @@ echo "KB-PART 1"
 if [ "$KB_KROUNDS" -gt 0 ]; then
 	taskset "$KB_MASK" insmod /ivring_kbench.ko rounds="$KB_KROUNDS" \
 		batch="$KB_BATCH" sizes="$KB_SIZES" ring_kb="$KB_RING_KB" \
-		verbose="$KB_VERBOSE" || exit 10
+		verbose="$KB_VERBOSE" clock="$KB_IVCLOCK" || exit 10
 	rmmod ivring_kbench || exit 11
 fi
 

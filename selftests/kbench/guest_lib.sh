@@ -85,7 +85,7 @@ order() {
 # event on; print them in a KB-RINGS line.
 rings_setup() {
 	mode=$1
-	insmod /ivring.ko mode="$mode" || exit 12
+	insmod /ivring.ko mode="$mode" clock="${KB_IVCLOCK:-auto}" || exit 12
 	# shellcheck disable=SC2046 # two numbers, split on purpose
 	set -- $(dmesg | sed -n "s/.* x \([0-9]*\) sub-buffers of \([0-9]*\) bytes, $mode mode.*/\1 \2/p" | tail -n 1)
 	[ $# = 2 ] || { echo "cannot find ivring's geometry in dmesg"; exit 13; }

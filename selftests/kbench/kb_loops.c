@@ -67,7 +67,7 @@ static noinline bool kb_fill_one(u32 len)
 	return true;
 }
 
-/* The clock the shared writer reads (prim_kernel.h: mono fast). */
+/* The clock the shared writer reads: mono fast, or the TSC (clock=). */
 static noinline bool kb_clk_ivring_one(struct kb_rings *r)
 {
 	kb_sink += ivw_clock(&r->w);

@@ -54,6 +54,10 @@ static unsigned int ring_kb = 1024;
 module_param(ring_kb, uint, 0444);
 MODULE_PARM_DESC(ring_kb, "KiB per CPU of each ring, a multiple of 4, at least 8 (default 1024)");
 
+static char *clock = "auto";
+module_param(clock, charp, 0444);
+MODULE_PARM_DESC(clock, "ivring's clock, as ivring.ko's clock parameter: auto (default), mono or tsc");
+
 static bool verbose;
 module_param(verbose, bool, 0444);
 MODULE_PARM_DESC(verbose, "also print every round's figures");
@@ -199,8 +203,8 @@ static void kb_report(struct kb_run *run)
 		       &q1, &q3);
 	ft = kb_median(&run->ps[kb_row(KB_CLK_FTRACE, 0) * rounds], rounds,
 		       &q1, &q3);
-	pr_info(KB_NAME ": clock ivring_ns=%s ftrace_ns=%s\n",
-		kb_milli(b[0], iv), kb_milli(b[1], ft));
+	pr_info(KB_NAME ": clock ivring_ns=%s ftrace_ns=%s ivring_clock=%s\n",
+		kb_milli(b[0], iv), kb_milli(b[1], ft), run->rings.clock_name);
 	pr_info(KB_NAME ": fails ivring=%lu ftrace=%lu\n",
 		run->fails[KB_IVRING], run->fails[KB_FTRACE]);
 	kb_rings_report(&run->rings, run->cpu);
@@ -235,7 +239,7 @@ static int __init kb_init(void)
 	run->ps = kcalloc((size_t)run->nr_rows * rounds, sizeof(*run->ps),
 			  GFP_KERNEL);
 	run->ratio = kcalloc(rounds, sizeof(*run->ratio), GFP_KERNEL);
-	ret = run->ps && run->ratio ? kb_rings_create(&run->rings, ring_kb) :
+	ret = run->ps && run->ratio ? kb_rings_create(&run->rings, ring_kb, clock) :
 				      -ENOMEM;
 	if (!ret) {
 		kb_warm_up(run);

@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "clock_tsc_kernel.h"
 #include "kbench.h"
 
 #define KB_SUBBUF	4096
@@ -39,7 +40,36 @@ static struct ivw_cpu *kb_alloc_cpus(u32 nr_cpus, void **mem)
 	return PTR_ALIGN(*mem, align);
 }
 
-static int kb_ivring_create(struct kb_rings *r, unsigned int ring_kb)
+/*
+ * The module's clock parameter, for this ring: auto, mono or tsc
+ * (kmod/segment_clock.c); r->clock_name says which it took.
+ */
+static int kb_ivring_clock(struct kb_rings *r, struct ivw_params *p,
+			   const char *clock)
+{
+	bool want_tsc = !strcmp(clock, "tsc");
+	const char *why = ivw_tsc_unfit(!want_tsc);
+
+	if (!want_tsc && strcmp(clock, "auto") && strcmp(clock, "mono")) {
+		pr_err(KB_NAME ": clock=%s: expected auto, mono or tsc\n", clock);
+		return -EINVAL;
+	}
+	if (want_tsc && why) {
+		pr_err(KB_NAME ": clock=tsc: %s\n", why);
+		return -EINVAL;
+	}
+	r->clock_name = "mono";
+	if (!strcmp(clock, "mono") || why)
+		return 0;
+	ivw_tsc_measure(&p->tsc);
+	p->clock_id = IVRING_CLOCK_TSC;
+	p->clock_name = "mono_raw";
+	r->clock_name = "tsc";
+	return 0;
+}
+
+static int kb_ivring_create(struct kb_rings *r, unsigned int ring_kb,
+			    const char *clock)
 {
 	struct ivw_params p = {
 		.segment_size = U64_MAX,
@@ -56,6 +86,9 @@ static int kb_ivring_create(struct kb_rings *r, unsigned int ring_kb)
 	struct ivring_header lay;
 	int ret;
 
+	ret = kb_ivring_clock(r, &p, clock);
+	if (ret)
+		return ret;
 	ret = ivw_layout(&p, &lay, &r->seg_size);
 	if (ret) {
 		pr_err(KB_NAME ": ring_kb=%u: no ivring layout: %d\n", ring_kb,
@@ -82,12 +115,14 @@ static int kb_ivring_create(struct kb_rings *r, unsigned int ring_kb)
  * kb_rings_create() - an ivring segment and an ftrace ring buffer
  * @r:		zeroed; kb_rings_destroy() frees it also after a failure
  * @ring_kb:	KiB per CPU of each ring
+ * @clock:	ivring's clock: auto, mono or tsc (kb_ivring_clock())
  *
  * Return: 0 or a negative errno.
  */
-int kb_rings_create(struct kb_rings *r, unsigned int ring_kb)
+int kb_rings_create(struct kb_rings *r, unsigned int ring_kb,
+		    const char *clock)
 {
-	int ret = kb_ivring_create(r, ring_kb);
+	int ret = kb_ivring_create(r, ring_kb, clock);
 
 	if (ret)
 		return ret;

@@ -27,6 +27,7 @@ struct kb_rings {
 	void *cpus_mem;			/* holds w.cpus, aligned */
 	struct ivw_slot *slots;
 	struct trace_buffer *rb;	/* from ring_buffer_alloc() */
+	const char *clock_name;		/* what ivring stamps with: mono, tsc */
 };
 
 /* What one batch writes; the rings and the clocks are timed alike. */
@@ -40,7 +41,8 @@ enum kb_kind {
 };
 
 /* kb_rings.c */
-int kb_rings_create(struct kb_rings *r, unsigned int ring_kb);
+int kb_rings_create(struct kb_rings *r, unsigned int ring_kb,
+		    const char *clock);
 void kb_rings_destroy(struct kb_rings *r);
 void kb_rings_report(const struct kb_rings *r, unsigned int cpu);
 

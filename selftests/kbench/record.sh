@@ -42,6 +42,12 @@
 #                    --compression zstd makes of the same pages, and how
 #                    long that takes.  Run it with and without, to compare
 #                    the recorder's CPU and the guest's slowdowns
+#   --clock tsc|hpet the guest's clocksource (default hpet, TCG's, where
+#                    every ktime_get_*() reads an emulated register); tsc
+#                    boots with tsc=reliable, as run.sh --clock tsc
+#   --ivring-clock auto|mono|tsc
+#                    ivring.ko's clock parameter (default auto, which
+#                    takes mono under TCG); tsc needs --clock tsc
 #   --timeout SEC    the guest's watchdog (default 1800)
 #   --log FILE       the console log (default build/kbench/record-console.log)
 #   --raw            also print every round's KB-HACK line
@@ -71,6 +77,8 @@ mttcg=()
 host=()
 clock=()
 compress=()
+csource=hpet
+ivclock=auto
 timeout=1800
 log=
 raw=0
@@ -97,6 +105,8 @@ while [ $# -gt 0 ]; do
 	--timeout) number "$1" "$2"; timeout=$2 ;;
 	--log) log=$2 ;;
 	--compression) compress=(--compression "$2") ;;
+	--clock) csource=$2 ;;
+	--ivring-clock) ivclock=$2 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
 	shift 2
@@ -138,16 +148,26 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 
+case $csource in
+tsc) append=(--append tsc=reliable) ;;
+hpet) append=() ;;
+*) die "--clock: '$csource' is neither tsc nor hpet" ;;
+esac
+case $ivclock in
+auto | mono | tsc) ;;
+*) die "--ivring-clock: '$ivclock' is none of auto, mono and tsc" ;;
+esac
+
 log=${log:-$out/record-console.log}
 {
-	echo "KB_ROUNDS=$rounds KB_GROUPS=$groups KB_LOOPS=$loops"
+	echo "KB_ROUNDS=$rounds KB_GROUPS=$groups KB_LOOPS=$loops KB_IVCLOCK=$ivclock"
 	cat "$here/guest_lib.sh" "$here/guest_record.sh"
 } >"$tmp/guest.sh"
 
-echo "$prog: one TCG guest (2 vCPUs${mttcg:+, multi-threaded TCG}), $rounds rounds x 3 modes of guest-hackbench $groups $loops; the host records /dev/shm/$shm into $dat"
+echo "$prog: one TCG guest (2 vCPUs${mttcg:+, multi-threaded TCG}, clocksource $csource, ivring clock=$ivclock), $rounds rounds x 3 modes of guest-hackbench $groups $loops; the host records /dev/shm/$shm into $dat"
 # flock: other benchmarks and tests boot guests on this machine too.
 flock /tmp/ivring-vm.lock "$top/tools/ivring-vm" --kver "$kver" \
-	--module "$module" --smp 2 "${mttcg[@]}" --shm "$shm" \
+	--module "$module" --smp 2 "${mttcg[@]}" "${append[@]}" --shm "$shm" \
 	--shm-size "$shm_size" --timeout "$timeout" --scan-dmesg --quiet \
 	--log "$log" --file "$out/guest-hackbench" --script "$tmp/guest.sh" \
 	>"$tmp/vm.out" 2>&1 </dev/null &
@@ -172,7 +192,7 @@ echo
 [ ${#host[@]} = 0 ] || grep ' host events, ' "$tmp/rec.err"
 awk -v rec="$(grep -v ' host events, ' "$tmp/rec.err" | grep ' events, ' | tail -n 1)" \
 	-v rec_cpu="$rec_cpu" \
-	-v cmd="selftests/kbench/record.sh --rounds $rounds --groups $groups --loops $loops --shm-size $shm_size${mttcg:+ --mttcg}${host:+ --host}${clock:+ --clock-host}${compress:+ ${compress[*]}}" \
+	-v cmd="selftests/kbench/record.sh --rounds $rounds --groups $groups --loops $loops --shm-size $shm_size --clock $csource --ivring-clock $ivclock${mttcg:+ --mttcg}${host:+ --host}${clock:+ --clock-host}${compress:+ ${compress[*]}}" \
 	-f "$here/median.awk" -f "$here/record.awk" "$tmp/console"
 echo "the file: $(stat -c %s "$dat") bytes"
 # The same pages, uncompressed and then compressed by trace-cmd convert,

@@ -23,6 +23,11 @@
 #                     read an emulated device register; tsc boots with
 #                     tsc=reliable, as a KVM guest would run (kvm-clock or
 #                     TSC); hpet keeps the VM tests' configuration.
+#   --ivring-clock auto|mono|tsc
+#                     ivring's clock: the clock parameter of ivring.ko and
+#                     of ivring_kbench.ko (default auto).  Under TCG the
+#                     TSC has no invariant flags, so auto takes mono; tsc
+#                     needs --clock tsc
 #   --rounds N        rounds of parts 2 and 3 (default 21)
 #   --modes LIST      the modes of parts 2 and 3, rotated within each round
 #                     (default none,ftrace,ivring,generic; none is needed);
@@ -78,6 +83,7 @@ reader=$top/build/tools/ivring-read
 prog=kbench
 
 clock=tsc
+ivclock=auto
 rounds=21
 modes=none,ftrace,ivring,generic
 record=0
@@ -106,6 +112,7 @@ while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "$1 needs an argument (see --help)"
 	case $1 in
 	--clock) clock=$2 ;;
+	--ivring-clock) ivclock=$2 ;;
 	--rounds) number "$1" "$2"; rounds=$2 ;;
 	--modes) modes=$2 ;;
 	--out) out_dat=$2 ;;
@@ -127,6 +134,10 @@ case $clock in
 tsc) append=tsc=reliable ;;
 hpet) append= ;;
 *) die "--clock: '$clock' is neither tsc nor hpet" ;;
+esac
+case $ivclock in
+auto | mono | tsc) ;;
+*) die "--ivring-clock: '$ivclock' is none of auto, mono and tsc" ;;
 esac
 m='(none|ftrace|ivring|generic|ftrace-pass|ftrace-fail|ivring-pass|ivring-fail|ftrace-nopid|ivring-nopid)'
 [[ $modes =~ ^$m(,$m)*$ ]] ||
@@ -200,7 +211,7 @@ log=${keep_log:-$out/console.log}
 cpu=$((smp - 1))
 # shellcheck disable=SC2317 # cleanup runs from a trap
 {
-	echo "KB_CLOCK=$clock"
+	echo "KB_CLOCK=$clock KB_IVCLOCK=$ivclock"
 	echo "KB_MASK=$(printf '%x' $((1 << cpu)))"
 	echo "KB_KROUNDS=$krounds KB_BATCH=$batch KB_SIZES=$sizes KB_RING_KB=1024 KB_VERBOSE=$raw"
 	echo "KB_ROUNDS=$rounds KB_SYS_ITERS=$syscalls KB_WORK_ITERS=$work"
@@ -210,7 +221,7 @@ cpu=$((smp - 1))
 
 host_work="nothing reads the segment, ivring in overwrite mode"
 [ "$record" = 1 ] && host_work="the host records the segment, ivring in discard mode"
-echo "$prog: one TCG guest ($smp vCPUs, clocksource $clock, benchmarks on cpu$cpu), modes ${modes//,/ }; $host_work"
+echo "$prog: one TCG guest ($smp vCPUs, clocksource $clock, ivring clock=$ivclock, benchmarks on cpu$cpu), modes ${modes//,/ }; $host_work"
 "$top/tools/ivring-vm" --kver "$kver" --module "$module" --smp "$smp" \
 	${append:+--append "$append"} --shm "$shm" --shm-size "$shm_size" \
 	--timeout "$timeout" --scan-dmesg --quiet --log "$log" \
