@@ -14,7 +14,8 @@
  * of requests within the limits that keep a hostile host's cost at 1% of
  * one CPU, is the shared writer's policy, ivw_sync_poll()
  * (include/writer/ring_sync.c).  What an honest reader costs is in
- * /sys/kernel/ivring/clock_sync.
+ * /sys/kernel/ivring/clock_sync.  Each look also keeps a TSC clock going
+ * (ivr_sync_check_tsc()).
  *
  * The poller holds ivr_mutex, under which the instance is published and
  * unpublished, so the instance it answers for stays formatted and mapped
@@ -24,6 +25,7 @@
 
 #include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/pci.h>
 #include <linux/sysfs.h>
 #include <linux/workqueue.h>
 
@@ -43,13 +45,25 @@ MODULE_PARM_DESC(sync_poll_ms,
 static struct ivw_sync_poller ivr_sync;
 
 /*
- * A segment stamped from the TSC (kmod/segment_clock.c) keeps it until
- * its next format, even if the kernel stops trusting it: say so once.
+ * A segment stamped from the TSC (kmod/segment_clock.c): a counter that
+ * went back, as a resume from suspend to RAM may reset it, would hold
+ * every event at its CPU's last time; the clock goes on from the newest
+ * stamp instead (include/writer/ring_clock.c), within a look of the
+ * resume.  The TSC stays the segment's clock until its next format even if
+ * the kernel stops trusting it: say so once.
  */
-static void ivr_sync_check_tsc(const struct ivr_instance *inst)
+static void ivr_sync_check_tsc(struct ivr_instance *inst)
 {
+	u64 back;
+
+	if (!inst || !inst->w.tsc.on)
+		return;
+	back = ivw_tsc_heal(&inst->w);
+	if (back)
+		pci_info(inst->pdev, "the TSC went back (%llu ns behind the newest event): timestamps go on from that event\n",
+			 back);
 #ifdef CONFIG_X86
-	if (inst && inst->w.tsc.mult && check_tsc_unstable())
+	if (check_tsc_unstable())
 		pr_warn_once("the kernel marked the TSC unstable, and the segment's timestamps still come from it; a reset with clock=auto stamps the next segment with mono\n");
 #endif
 }
@@ -63,16 +77,16 @@ static void ivr_sync_fn(struct work_struct *work)
 	struct ivr_instance *inst;
 	bool quiet = true;
 
+	mutex_lock(&ivr_mutex);
+	inst = ivr_instance_locked();
 	if (ms) {
-		mutex_lock(&ivr_mutex);
-		inst = ivr_instance_locked();
 		ivw_sync_poll(&ivr_sync, inst ? &inst->w : NULL);
-		ivr_sync_check_tsc(inst);
 		quiet = !ivr_sync.last_answer ||
 			ivw_clock_policy() - ivr_sync.last_answer >
 				IVR_SYNC_QUIET_NS;
-		mutex_unlock(&ivr_mutex);
 	}
+	ivr_sync_check_tsc(inst);
+	mutex_unlock(&ivr_mutex);
 	queue_delayed_work(system_power_efficient_wq, &ivr_sync_work,
 			   msecs_to_jiffies(quiet ? IVR_SYNC_IDLE_MS : ms));
 }

@@ -51,6 +51,7 @@ static const char *const case_name[NR_CASES] = {
 /* The writer's clock in a run: CLOCK_MONOTONIC, a counter, the TSC. */
 enum { K_MONO, K_COUNTER, K_TSC };
 static struct ivw_tsc tsc;
+static struct ivw_tsc_latch tsc_latch;	/* tsc, as the writer reads it */
 
 struct wseg {
 	void *mem;
@@ -161,7 +162,7 @@ static double run_clock(u64 events, bool use_tsc)
 
 	t0 = now_ns();
 	for (i = 0; i < events; i++)
-		sum += use_tsc ? ivw_tsc_ns(&tsc) : ivw_clock_mono();
+		sum += use_tsc ? ivw_tsc_read(&tsc_latch) : ivw_clock_mono();
 	t1 = now_ns();
 	__asm__ __volatile__("" : : "r"(sum));
 	return (double)(t1 - t0) / events;
@@ -224,6 +225,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_write: no cycle counter for the tsc rows\n");
 		return 1;
 	}
+	tsc_latch.on = 1;
+	tsc_latch.v[0] = tsc_latch.v[1] = tsc;
 	memset(flat, 0, FLAT_SIZE);
 	memset(x.buf, 0, FLAT_SIZE + 4096);
 

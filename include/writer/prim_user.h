@@ -40,14 +40,17 @@ typedef __s64 s64;
 #define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 /*
- * Orders earlier stores before later ones: the seqlock side of a slot.  x86
- * keeps stores in order, so, as in the kernel, only the compiler needs
+ * Order earlier stores before later ones, and earlier loads before later
+ * ones: the two sides of a seqlock (a slot's, the TSC clock's latch).  x86
+ * keeps both in order, so, as in the kernel, only the compiler needs
  * telling (and TSan, which cannot model fences, sees nothing to warn of).
  */
 #if defined(__x86_64__)
 #define smp_wmb()		barrier()
+#define smp_rmb()		barrier()
 #else
 #define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #endif
 
 /*

@@ -159,7 +159,7 @@ int ivw_format(struct ivw_writer *w, void *base,
 		.fmt_cap = lay.format_size - sizeof(struct ivring_format_area),
 		.cpus = cpus,
 		.slots = slots,
-		.tsc = p->tsc,
+		.tsc = { .on = !!p->tsc.mult, .v = { p->tsc, p->tsc } },
 #ifndef __KERNEL__
 		.clock = w->clock,	/* a test's clock survives formatting */
 #endif

@@ -45,13 +45,26 @@ _Static_assert(IVW_FORMAT_SIZE_DEFAULT <= IVRING_FORMAT_AREA_MAX,
  * A clock read from the CPU's cycle counter: base_ns + (cycles - base_cyc)
  * scaled by mult >> shift, as perf's mmap page publishes time_zero,
  * time_mult and time_shift.  mult 0: not in use.  The caller measures it
- * (kmod/segment_clock.c); the writer only reads it.
+ * (kmod/segment_clock.c).
  */
 struct ivw_tsc {
 	u64 base_cyc;
 	u64 base_ns;
 	u32 mult;
 	u32 shift;
+};
+
+/*
+ * The writer's copy, which ivw_tsc_continue() may move while writers read
+ * it on every CPU, NMIs included: two copies under a sequence count, the
+ * kernel's latch (seqcount_latch_t).  A reader takes the copy that the
+ * count's low bit names, and retries if the count moved meanwhile; the
+ * updater rewrites one copy while the count sends readers to the other.
+ */
+struct ivw_tsc_latch {
+	u32 seq;
+	u32 on;			/* a TSC clock: set at format, never after */
+	struct ivw_tsc v[2];
 };
 
 /* What the caller asks of the layout; ivw_layout() fills in the rest. */
@@ -150,7 +163,7 @@ struct ivw_writer {
 	/* Clock answers (ivw_sync_answer()), the poller's alone. */
 	u64 sync_last;		/* the request answered last */
 	u64 sync_answers;
-	struct ivw_tsc tsc;	/* ivw_params.tsc, for every clock read */
+	struct ivw_tsc_latch tsc;	/* ivw_params.tsc, for every clock read */
 #ifndef __KERNEL__
 	u64 (*clock)(void);	/* tests drive time; NULL means CLOCK_MONOTONIC */
 #endif
@@ -198,17 +211,34 @@ struct ivw_sync_poller {
 int ivw_sync_poll(struct ivw_sync_poller *p, struct ivw_writer *w);
 
 /*
- * A cycle count before base_cyc, on a CPU whose counter lags the one that
- * measured the base by a few cycles, reads as base_ns: the writer never
- * lets a CPU's time run backwards anyway.  The product is taken in 128
- * bits, so no span overflows it.
+ * The time of count @cyc.  A count before base_cyc, on a CPU whose counter
+ * lags the one that measured the base by a few cycles, reads as base_ns:
+ * the writer never lets a CPU's time run backwards anyway.  The product is
+ * taken in 128 bits, so no span overflows it.
  */
-static inline u64 ivw_tsc_ns(const struct ivw_tsc *t)
+static inline u64 ivw_tsc_at(const struct ivw_tsc *t, u64 cyc)
 {
-	s64 d = (s64)(ivw_read_cycles() - t->base_cyc);
+	s64 d = (s64)(cyc - t->base_cyc);
 
 	return t->base_ns + (d > 0 ? ivw_mul_u64_u32_shr(d, t->mult,
 							 t->shift) : 0);
+}
+
+/* The TSC clock now, from whichever copy the latch names. */
+static inline u64 ivw_tsc_read(const struct ivw_tsc_latch *l)
+{
+	struct ivw_tsc t;
+	u32 seq;
+
+	do {
+		seq = smp_load_acquire(&l->seq);
+		t.base_cyc = READ_ONCE(l->v[seq & 1].base_cyc);
+		t.base_ns = READ_ONCE(l->v[seq & 1].base_ns);
+		t.mult = READ_ONCE(l->v[seq & 1].mult);
+		t.shift = READ_ONCE(l->v[seq & 1].shift);
+		smp_rmb();
+	} while (unlikely(READ_ONCE(l->seq) != seq));
+	return ivw_tsc_at(&t, ivw_read_cycles());
 }
 
 static inline u64 ivw_clock(const struct ivw_writer *w)
@@ -217,10 +247,14 @@ static inline u64 ivw_clock(const struct ivw_writer *w)
 	if (w->clock)
 		return w->clock();
 #endif
-	if (w->tsc.mult)
-		return ivw_tsc_ns(&w->tsc);
+	if (w->tsc.on)
+		return ivw_tsc_read(&w->tsc);
 	return ivw_clock_mono();
 }
+
+/* ring_clock.c */
+void ivw_tsc_continue(struct ivw_writer *w, u64 cyc, u64 ns);
+u64 ivw_tsc_heal(struct ivw_writer *w);
 
 /* Bytes a record with a payload of @len takes, and its type_len. */
 static inline u32 ivw_record_len(u32 len, u32 *type_len)
