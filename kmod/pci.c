@@ -161,10 +161,23 @@ static int ivr_pm_restore(struct device *dev)
 {
 	return ivr_pm_step(dev, ivr_segment_restore);
 }
+
+/* Suspend to RAM, and back (segment.c says what each does). */
+static int ivr_pm_suspend(struct device *dev)
+{
+	return ivr_pm_step(dev, ivr_segment_suspend);
+}
+
+static int ivr_pm_resume(struct device *dev)
+{
+	return ivr_pm_step(dev, ivr_segment_resume);
+}
 #endif
 
 static const struct dev_pm_ops ivr_pm_ops = {
 #ifdef CONFIG_PM_SLEEP
+	.suspend = ivr_pm_suspend,
+	.resume = ivr_pm_resume,
 	.freeze = ivr_pm_freeze,
 	.thaw = ivr_pm_thaw,
 	.poweroff = ivr_pm_poweroff,

@@ -329,6 +329,36 @@ void ivr_segment_restore(struct ivr_instance *inst)
 			ret);
 }
 
+/*
+ * Suspend to RAM.  BAR2 is unmapped from the devices' suspend until the PCI
+ * core restores it on the way back (a PC that QEMU wakes has its devices
+ * reset first): a probe that wrote meanwhile would lose its bytes while
+ * the writer counted them published, and the host would find bad pages.
+ * So nothing writes until ivr_segment_resume(), as around a hibernation
+ * snapshot; the segment keeps its memory, and the writer its state.
+ */
+void ivr_segment_suspend(struct ivr_instance *inst)
+{
+	ivr_segment_freeze(inst);
+}
+
+/*
+ * BAR2 is back, as the writer left it: tracing goes on in the same
+ * generation.  A TSC clock that the sleep reset goes on from the newest
+ * stamp (include/writer/ring_clock.c), before any probe writes again.
+ */
+void ivr_segment_resume(struct ivr_instance *inst)
+{
+	u64 back;
+
+	lockdep_assert_held(&ivr_mutex);
+	back = ivw_tsc_heal(&inst->w);
+	if (back)
+		pci_info(inst->pdev, "the TSC went back during the suspend (%llu ns behind the newest event): timestamps go on from that event\n",
+			 back);
+	ivr_segment_thaw(inst);
+}
+
 /**
  * ivr_segment_reset() - empty the rings: format the segment again
  *

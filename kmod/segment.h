@@ -4,8 +4,8 @@
  * The segment layer (kmod/LAYERS): the lifecycle of the one instance that
  * ivring owns.  The driver hands it an instance with BAR2 mapped; from then
  * on this layer formats its segment (with every listed event's format),
- * publishes it, formats it again (reset, mode, resume from hibernation) and
- * stops it.  It owns the parameters that shape a segment: subbuf_size,
+ * publishes it, formats it again (reset, mode, resume from hibernation),
+ * holds its probes across a suspend to RAM and stops it.  It owns the parameters that shape a segment: subbuf_size,
  * the mode, and the rule for changing the mode (segment.c), and the clock
  * (segment_clock.c).
  *
@@ -35,6 +35,8 @@ void ivr_segment_freeze(struct ivr_instance *inst);
 void ivr_segment_poweroff(struct ivr_instance *inst);
 void ivr_segment_thaw(struct ivr_instance *inst);
 void ivr_segment_restore(struct ivr_instance *inst);
+void ivr_segment_suspend(struct ivr_instance *inst);
+void ivr_segment_resume(struct ivr_instance *inst);
 int ivr_segment_reset(void);
 int ivr_segment_set_mode(unsigned int mode);
 
