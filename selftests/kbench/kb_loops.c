@@ -14,6 +14,7 @@
  * CPU and is not timed across a context switch.
  */
 #include <linux/compiler.h>
+#include <linux/irqflags.h>
 #include <linux/preempt.h>
 #include <linux/ring_buffer.h>
 #include <linux/sched/clock.h>
@@ -74,6 +75,35 @@ static noinline bool kb_clk_ivring_one(struct kb_rings *r)
 	return true;
 }
 
+/*
+ * Two parts of what perf adds to each hit of the generic lane, timed
+ * alone (kmod/RING-DESIGN 10): perf_swevent_event() turns interrupts off
+ * around the overflow, and __perf_event_overflow() calls the handler
+ * through a pointer, a retpoline where the kernel has them.
+ */
+static noinline bool kb_irq_off_one(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	barrier();
+	local_irq_restore(flags);
+	return true;
+}
+
+static noinline void kb_icall_target(void)
+{
+	barrier();
+}
+
+static void (*volatile kb_icall_fn)(void) = kb_icall_target;
+
+static noinline bool kb_icall_one(void)
+{
+	kb_icall_fn();
+	return true;
+}
+
 /* ring_buffer_alloc() stamps with trace_clock_local() unless told else. */
 static noinline bool kb_clk_ftrace_one(void)
 {
@@ -122,6 +152,14 @@ u64 kb_batch(struct kb_rings *r, enum kb_kind kind, u32 len,
 	case KB_CLK_FTRACE:
 		for (i = 0; i < n; i++)
 			kb_clk_ftrace_one();
+		break;
+	case KB_IRQ_OFF:
+		for (i = 0; i < n; i++)
+			kb_irq_off_one();
+		break;
+	case KB_ICALL:
+		for (i = 0; i < n; i++)
+			kb_icall_one();
 		break;
 	default:
 		break;

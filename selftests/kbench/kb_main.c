@@ -30,7 +30,7 @@
 
 #define KB_SIZES_MAX	8
 #define KB_PER_SIZE	3	/* KB_IVRING, KB_FTRACE, KB_FILL */
-#define KB_CLOCKS	2	/* KB_CLK_IVRING, KB_CLK_FTRACE */
+#define KB_FIXED	4	/* KB_CLK_IVRING ... KB_ICALL: no payload */
 
 static unsigned int rounds = 101;
 module_param(rounds, uint, 0444);
@@ -133,6 +133,8 @@ static void kb_rounds(struct kb_run *run)
 		}
 		kb_time(run, r & 1 ? KB_CLK_FTRACE : KB_CLK_IVRING, 0, r);
 		kb_time(run, r & 1 ? KB_CLK_IVRING : KB_CLK_FTRACE, 0, r);
+		kb_time(run, KB_IRQ_OFF, 0, r);
+		kb_time(run, KB_ICALL, 0, r);
 		cond_resched();
 	}
 }
@@ -205,6 +207,12 @@ static void kb_report(struct kb_run *run)
 		       &q1, &q3);
 	pr_info(KB_NAME ": clock ivring_ns=%s ftrace_ns=%s ivring_clock=%s\n",
 		kb_milli(b[0], iv), kb_milli(b[1], ft), run->rings.clock_name);
+	iv = kb_median(&run->ps[kb_row(KB_IRQ_OFF, 0) * rounds], rounds,
+		       &q1, &q3);
+	ft = kb_median(&run->ps[kb_row(KB_ICALL, 0) * rounds], rounds,
+		       &q1, &q3);
+	pr_info(KB_NAME ": perf_parts irq_off_ns=%s icall_ns=%s\n",
+		kb_milli(b[0], iv), kb_milli(b[1], ft));
 	pr_info(KB_NAME ": fails ivring=%lu ftrace=%lu\n",
 		run->fails[KB_IVRING], run->fails[KB_FTRACE]);
 	kb_rings_report(&run->rings, run->cpu);
@@ -235,7 +243,7 @@ static int __init kb_init(void)
 	run = kzalloc(sizeof(*run), GFP_KERNEL);
 	if (!run)
 		return -ENOMEM;
-	run->nr_rows = nr_sizes * KB_PER_SIZE + KB_CLOCKS;
+	run->nr_rows = nr_sizes * KB_PER_SIZE + KB_FIXED;
 	run->ps = kcalloc((size_t)run->nr_rows * rounds, sizeof(*run->ps),
 			  GFP_KERNEL);
 	run->ratio = kcalloc(rounds, sizeof(*run->ratio), GFP_KERNEL);

@@ -37,6 +37,8 @@ enum kb_kind {
 	KB_FILL,	/* the fill alone, into a scratch buffer: the floor */
 	KB_CLK_IVRING,	/* the clock ivring stamps with */
 	KB_CLK_FTRACE,	/* the clock ring_buffer_alloc()'s buffer stamps with */
+	KB_IRQ_OFF,	/* local_irq_save/restore: perf's around each hit */
+	KB_ICALL,	/* an indirect call: perf's to an overflow handler */
 	KB_NR_KINDS
 };
 

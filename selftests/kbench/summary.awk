@@ -19,6 +19,7 @@ function keys(    i, p) {
 /ivring_kbench: setup / { keys(); ksetup = kv["rounds"] " rounds x " kv["batch"] " events, " kv["ring_kb"] " KiB rings per CPU, cpu" kv["cpu"]; kmig = kv["migrations"] }
 /ivring_kbench: result / { keys(); np++; kp[np] = kv["payload"]; kiv[np] = kv["ivring_ns"]; kft[np] = kv["ftrace_ns"]; kfill[np] = kv["fill_ns"]; kr[np] = kv["ratio"]; krlo[np] = kv["ratio_q1"]; krhi[np] = kv["ratio_q3"] }
 /ivring_kbench: clock / { keys(); kciv = kv["ivring_ns"]; kcft = kv["ftrace_ns"]; kclk = kv["ivring_clock"] == "tsc" ? "TSC (clock=tsc)" : "ktime_get_mono_fast_ns()" }
+/ivring_kbench: perf_parts / { keys(); kirq = kv["irq_off_ns"]; kicall = kv["icall_ns"] }
 /ivring_kbench: fails / { keys(); kfails = "reservations that failed: ivring " kv["ivring"] ", ftrace " kv["ftrace"] }
 /ivring_kbench: counters .* ivring / { keys(); kcnt_iv = "ivring: " kv["entries"] " written, " kv["overrun"] " overwritten, " kv["dropped"] " dropped" }
 /ivring_kbench: counters .* ftrace / { keys(); kcnt_ft = "ftrace: " kv["entries"] + kv["overrun"] " written, " kv["overrun"] " overwritten, " kv["dropped"] " dropped" }
@@ -99,6 +100,7 @@ END {
 	for (i = 1; i <= np; i++)
 		printf "   %-8s %9.1f %9.1f %9.1f   %.3f [%.3f .. %.3f]%9s %.3f\n", kp[i] " B", kiv[i], kft[i], kfill[i], kr[i], krlo[i], krhi[i], "", (kiv[i] - kciv) / (kft[i] - kcft)
 	printf "   clock reads: ivring's %s %.1f ns, ftrace's trace_clock_local() %.1f ns\n", kclk, kciv, kcft
+	printf "   perf's parts of a generic-lane hit, alone: interrupts off and on %.1f ns, an indirect call %.1f ns\n", kirq, kicall
 	printf "   %s; migrations %s\n   %s\n   %s\n\n", kfails, kmig, kcnt_iv, kcnt_ft
 	}
 
