@@ -58,14 +58,18 @@ static void ivr_sync_check_tsc(struct ivr_instance *inst)
 
 	if (!inst || !inst->w.tsc.on)
 		return;
-	back = ivw_tsc_heal(&inst->w);
-	if (back)
-		pci_info(inst->pdev, "the TSC went back (%llu ns behind the newest event): timestamps go on from that event\n",
-			 back);
 #ifdef CONFIG_X86
-	if (check_tsc_unstable())
+	/* Then CPUs may count apart, which no base can mend. */
+	if (check_tsc_unstable()) {
 		pr_warn_once("the kernel marked the TSC unstable, and the segment's timestamps still come from it; a reset with clock=auto stamps the next segment with mono\n");
+		return;
+	}
 #endif
+	back = ivw_tsc_heal(&inst->w);
+	/* The host can move a guest's TSC: it must not flood dmesg. */
+	if (back)
+		pci_info_ratelimited(inst->pdev, "the TSC went back (%llu ns behind the newest event): timestamps go on from that event\n",
+				     back);
 }
 
 static void ivr_sync_fn(struct work_struct *work);
@@ -79,13 +83,14 @@ static void ivr_sync_fn(struct work_struct *work)
 
 	mutex_lock(&ivr_mutex);
 	inst = ivr_instance_locked();
+	/* Before any answer, which a clock that went back would spoil. */
+	ivr_sync_check_tsc(inst);
 	if (ms) {
 		ivw_sync_poll(&ivr_sync, inst ? &inst->w : NULL);
 		quiet = !ivr_sync.last_answer ||
 			ivw_clock_policy() - ivr_sync.last_answer >
 				IVR_SYNC_QUIET_NS;
 	}
-	ivr_sync_check_tsc(inst);
 	mutex_unlock(&ivr_mutex);
 	queue_delayed_work(system_power_efficient_wq, &ivr_sync_work,
 			   msecs_to_jiffies(quiet ? IVR_SYNC_IDLE_MS : ms));

@@ -204,6 +204,9 @@ void ivr_segment_free_state(struct ivr_instance *inst)
 	kvfree(inst->cpus_mem);
 	inst->slots = NULL;
 	inst->cpus_mem = NULL;
+	/* Nothing may look at the writer's CPUs, which were that memory. */
+	inst->w.cpus = NULL;
+	inst->w.tsc.on = 0;
 }
 
 /**
@@ -352,10 +355,13 @@ void ivr_segment_resume(struct ivr_instance *inst)
 	u64 back;
 
 	lockdep_assert_held(&ivr_mutex);
-	back = ivw_tsc_heal(&inst->w);
-	if (back)
-		pci_info(inst->pdev, "the TSC went back during the suspend (%llu ns behind the newest event): timestamps go on from that event\n",
-			 back);
+	/* Only a writer about to go on: a failed format left its state freed. */
+	if (inst->thaw_publish && inst == ivr_owned) {
+		back = ivw_tsc_heal(&inst->w);
+		if (back)
+			pci_info(inst->pdev, "the TSC went back during the suspend (%llu ns behind the newest event): timestamps go on from that event\n",
+				 back);
+	}
 	ivr_segment_thaw(inst);
 }
 

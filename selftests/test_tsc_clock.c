@@ -113,15 +113,23 @@ TEST_F(tsc, events_carry_their_time)
 
 /*
  * A counter that went back (a resume that reset it): events stand at the
- * newest stamp until ivw_tsc_heal(), and go on from it after.
+ * newest stamp until ivw_tsc_heal(), and go on from it after.  A stamp
+ * ahead of a clock that did not go back (one CPU's counter trailing
+ * another's) moves nothing.
  */
 TEST_F(tsc, heal_after_going_back)
 {
 	struct ivring_event ev;
 	struct ivring *r;
-	u64 i, newest, back, prev = 0, n = 0;
+	u64 i, newest, back, saved, prev = 0, n = 0;
 
 	EXPECT_EQ(0, ivw_tsc_heal(&self->s.w));
+	saved = self->s.w.cpus[0].last_ts;
+	self->s.w.cpus[0].last_ts = ivw_clock(&self->s.w) + 10000000000ULL;
+	EXPECT_EQ(0, ivw_tsc_heal(&self->s.w));
+	self->s.w.cpus[0].last_ts = saved;
+	EXPECT_LT(ivw_clock(&self->s.w), saved + 1000000000ULL);
+
 	ASSERT_EQ(0, seg_write_seq(&self->s, 0, 0, 0));
 	newest = self->s.w.cpus[0].last_ts;
 	/* Ten seconds back, as a reset counter reads. */

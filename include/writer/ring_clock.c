@@ -45,18 +45,21 @@ void ivw_tsc_continue(struct ivw_writer *w, u64 cyc, u64 ns)
  * ivw_tsc_heal() - move the clock on to the newest stamp if it went back
  * @w:		the writer
  *
- * Every CPU counts the same TSC, so no CPU's last stamp lies ahead of the
- * clock by more than the few cycles between its read and ours, unless the
- * counter went back.  Then the clock continues from the newest stamp: the
- * time that the guest spent between (a suspend, a migration's pause) is
- * lost to it, as CLOCK_MONOTONIC loses a suspend.  Context: as
- * ivw_tsc_continue().
+ * A counter that went back reads a time below the one this function read
+ * at its last call (or at the format), and below what the CPUs stamped
+ * since: then the clock continues from the newest stamp.  The time that
+ * the guest spent between (a suspend, a migration's pause) is lost to it,
+ * as CLOCK_MONOTONIC loses a suspend.  Both are needed: a clock behind the
+ * newest stamp alone may be one CPU's counter trailing another's, which
+ * moving the base would only make the others lead by as much again, at
+ * every call.  Context: as ivw_tsc_continue(), at least once a second or
+ * so for a counter that goes back to be told from one that trails.
  *
- * Return: how far the clock was behind, in ns; 0 if it was not.
+ * Return: how far the clock was behind, in ns; 0 if it was not moved.
  */
 u64 ivw_tsc_heal(struct ivw_writer *w)
 {
-	u64 cyc, now, newest = 0;
+	u64 cyc, now, last = w->tsc.heal_now, newest = 0;
 	u32 cpu;
 
 	if (!w->tsc.on)
@@ -69,8 +72,10 @@ u64 ivw_tsc_heal(struct ivw_writer *w)
 	}
 	cyc = ivw_read_cycles();
 	now = ivw_tsc_read(&w->tsc);
-	if (now + IVW_TSC_BACK_NS >= newest)
+	w->tsc.heal_now = now;
+	if (now >= last || now + IVW_TSC_BACK_NS >= newest)
 		return 0;
 	ivw_tsc_continue(w, cyc, newest);
+	w->tsc.heal_now = newest;
 	return newest - now;
 }

@@ -170,6 +170,7 @@ int ivw_format(struct ivw_writer *w, void *base,
 	zero_shared(w->base + lay.data_offset, lay.data_size);
 
 	now = ivw_clock(w);
+	w->tsc.heal_now = now;
 	for (cpu = 0; cpu < w->nr_cpus; cpu++) {
 		struct ivw_cpu *c = &cpus[cpu];
 		struct ivring_subbuf_hdr *page;

@@ -65,6 +65,7 @@ struct ivw_tsc_latch {
 	u32 seq;
 	u32 on;			/* a TSC clock: set at format, never after */
 	struct ivw_tsc v[2];
+	u64 heal_now;		/* the clock at the last ivw_tsc_heal() */
 };
 
 /* What the caller asks of the layout; ivw_layout() fills in the rest. */

@@ -6,11 +6,13 @@
 # tsc=reliable and loads ivring.ko with clock=tsc (kmod/segment_clock.c),
 # enables the sched events, runs a small workload, writes a marker
 # "before", suspends to RAM until an RTC alarm 2 s later wakes it, writes
-# "after", runs the workload again, writes "last" and stops tracing.  The
-# module has no suspend callbacks: the segment and the writer's state
-# stay as they were, and the clock's poller heals a counter that went
-# back (include/writer/ring_clock.c; TCG's TSC keeps counting through the
-# sleep, so it does not go back here, and test_tsc_clock checks the heal).
+# "after", runs the workload again, writes "last" and stops tracing.  No
+# probe writes from the module's suspend callback to its resume callback
+# (kmod/segment.c): QEMU resets the devices on wake-up, and BAR2 is
+# unmapped until the PCI core restores it.  The resume heals a counter
+# that went back (include/writer/ring_clock.c); TCG's TSC keeps counting
+# through the sleep, so that path is not taken here (test_tsc_clock
+# checks the heal).
 #
 # Asserted, from the segment the guest left: the suspend returned 0 and
 # the guest resumed; per CPU the host read every event the guest counted,
