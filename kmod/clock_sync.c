@@ -46,11 +46,12 @@ static struct ivw_sync_poller ivr_sync;
 
 /*
  * A segment stamped from the TSC (kmod/segment_clock.c): a counter that
- * went back, as a resume from suspend to RAM may reset it, would hold
- * every event at its CPU's last time; the clock goes on from the newest
- * stamp instead (include/writer/ring_clock.c), within a look of the
- * resume.  The TSC stays the segment's clock until its next format even if
- * the kernel stops trusting it: say so once.
+ * went back would hold every event at its CPU's last time; the clock goes
+ * on from the newest stamp instead (include/writer/ring_clock.c).  A
+ * resume from suspend heals before it lets probes write (segment.c);
+ * this look catches the rest, such as a migration that did not carry the
+ * counter.  The TSC stays the segment's clock until its next format even
+ * if the kernel stops trusting it: say so once.
  */
 static void ivr_sync_check_tsc(struct ivr_instance *inst)
 {

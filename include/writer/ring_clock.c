@@ -8,8 +8,9 @@
  * that does not carry it over.  The writer then clamps every event to its
  * CPU's last time (ring_write.c), and the segment's time would stand still
  * until the counter caught up, for as long as the guest had run.  The
- * module's clock poller (kmod/clock_sync.c) calls ivw_tsc_heal() at each
- * look, and the clock goes on from the newest time any CPU stamped.
+ * module calls ivw_tsc_heal() at resume (kmod/segment.c) and at each look
+ * of its clock poller (kmod/clock_sync.c), and the clock goes on from the
+ * newest time any CPU stamped.
  */
 #include "ring_writer.h"
 
