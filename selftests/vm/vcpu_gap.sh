@@ -18,12 +18,13 @@
 # The guest boots with tsc=reliable, so that its clocksource is the TSC,
 # which each vCPU reads alone, and ivring stamps with the TSC itself
 # (clock=tsc, kmod/segment_clock.c): the clock whose host times are
-# checked here, while the other guest tests stamp with mono on the HPET.  On the HPET, which a guest whose TSC is
-# unstable uses (as a TCG guest does by default), x86's read_hpet() lets a
-# vCPU that finds another reading the counter take that one's value: an
-# event can then carry the time at which the other vCPU read, while its
-# own thread was off the CPU in the middle of the clock read
-# (include/DESIGN, "Time").  IVRING_GAP_APPEND replaces the guest's extra command line:
+# checked here, while the other guest tests stamp with mono on the HPET.
+# On the HPET, which a guest whose TSC is unstable uses (as a TCG guest
+# does by default), x86's read_hpet() lets a vCPU that finds another
+# reading the counter take that one's value: an event can then carry the
+# time at which the other vCPU read, while its own thread was off the CPU
+# in the middle of the clock read (include/DESIGN, "Time").
+# IVRING_GAP_APPEND replaces the guest's extra command line:
 # IVRING_GAP_APPEND= (TCG's default, the HPET) or clocksource=hpet shows
 # those events; IVRING_GAP_CLOCK (default tsc, or mono when
 # IVRING_GAP_APPEND is set) is ivring's clock parameter.
